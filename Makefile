@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprofmod: the module (built by Kbuild), the reader (userspace/) and the
+# tests.  `make help` lists the targets.
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+KPROF_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+
+BUILD := $(CURDIR)/build
+KSRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
+KSFT_DIR := $(BUILD)/ksft
+CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
+VM := selftests/vm
+
+# The kernel matrix: booted by check-matrix, compiled by check.
+MATRIX := 6.1 5.10 6.12 sid
+
+PREFIX ?= /usr/local
+
+.PHONY: all module module-clean reader selftests deps check check-matrix \
+	vmcheck demo install clean help
+
+all: module reader
+
+help:
+	@echo "make              build kprofmod.ko (KVER=/KDIR= pick the kernel) and userspace/kprof"
+	@echo "make demo         build, boot a VM with the module, run the reader"
+	@echo "make check        quality gates, compile matrix, selftests booted on 6.1"
+	@echo "make check-matrix make check, plus the selftests booted on every matrix kernel"
+	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX))"
+	@echo "make install      install the reader (the module: use DKMS, see README)"
+	@echo "make deps         install build and test dependencies (Debian 12, root)"
+
+module:
+	@if [ ! -d "$(KDIR)" ]; then \
+		echo "kprofmod: no kernel build directory $(KDIR) for $(KVER): install linux-headers-$(KVER), or pass KVER=<release> or KDIR=<dir>" >&2; \
+		exit 1; \
+	fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+module-clean:
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+
+reader:
+	$(MAKE) -C userspace VERSION=$(KPROF_VERSION)
+
+# kselftest's lib.mk, harness and runner, and checkpatch, come from Debian's
+# linux-source-6.1 at build time; they are never committed.
+$(KSFT_DIR)/lib.mk $(CHECKPATCH) &:
+	@test -r $(KSRC_TAR) || { echo "kprofmod: $(KSRC_TAR) missing: run 'make deps'" >&2; exit 1; }
+	rm -rf $(BUILD)/ksrc && mkdir -p $(BUILD)/ksrc $(KSFT_DIR) $(dir $(CHECKPATCH))
+	tar -xJf $(KSRC_TAR) -C $(BUILD)/ksrc --strip-components=1 --wildcards \
+		'linux-source-6.1/tools/testing/selftests/lib.mk' \
+		'linux-source-6.1/tools/testing/selftests/kselftest*' \
+		'linux-source-6.1/scripts/checkpatch.pl' \
+		'linux-source-6.1/scripts/spelling.txt' \
+		'linux-source-6.1/scripts/const_structs.checkpatch'
+	cp -r $(BUILD)/ksrc/tools/testing/selftests/. $(KSFT_DIR)/
+	cp $(BUILD)/ksrc/scripts/checkpatch.pl $(BUILD)/ksrc/scripts/spelling.txt \
+		$(BUILD)/ksrc/scripts/const_structs.checkpatch $(dir $(CHECKPATCH))
+	rm -rf $(BUILD)/ksrc
+	touch $(KSFT_DIR)/lib.mk $(CHECKPATCH)
+
+# The selftests are built and run as tools/testing/selftests/kprofmod of the
+# extracted kselftest tree, exactly as in a kernel tree.
+KSFT_KPROF := $(KSFT_DIR)/kprofmod
+selftests: $(KSFT_DIR)/lib.mk reader
+	rm -rf $(KSFT_KPROF) && mkdir -p $(KSFT_KPROF)
+	cp selftests/Makefile selftests/settings selftests/*.[ch] selftests/*.sh $(KSFT_KPROF)/
+	$(MAKE) -C $(KSFT_KPROF) KPROF_UAPI=$(CURDIR)/uapi OUTPUT=$(KSFT_KPROF)
+
+deps:
+	@if [ "$$(id -u)" -ne 0 ]; then sudo $(VM)/setup-host.sh; else $(VM)/setup-host.sh; fi
+
+check: deps $(KSFT_DIR)/lib.mk
+	$(VM)/check.sh --gates --compile "$(filter-out 6.1,$(MATRIX))" --boot 6.1
+
+check-matrix: deps $(KSFT_DIR)/lib.mk
+	$(VM)/check.sh --gates --boot "$(MATRIX)"
+
+vmcheck: deps $(KSFT_DIR)/lib.mk
+	$(VM)/check.sh --boot "$(KVER)"
+
+demo: deps
+	$(VM)/demo.sh
+
+install: reader
+	install -D -m 0755 userspace/kprof $(DESTDIR)$(PREFIX)/bin/kprof
+
+clean: module-clean
+	$(MAKE) -C userspace clean
+	rm -rf $(BUILD)

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/kprof ABI contract: KPROF_IOC_GET_INFO contents, extensible
+ * struct rules and every documented error.
+ */
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kselftest_harness.h"
+#include "kprof_test.h"
+
+/* A GET_INFO command number for a struct of @sz bytes. */
+#define GET_INFO_SZ(sz) \
+	_IOC(_IOC_READ | _IOC_WRITE, KPROF_IOC_MAGIC, 0x01, (sz))
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	ASSERT_EQ(0, kprof_test_load()) TH_LOG("cannot load kprofmod");
+	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	close(self->fd);
+}
+
+static int info_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+TEST_F(dev, device_mode_is_0600_root)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(KPROF_TEST_DEV, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0600, st.st_mode & 07777);
+	EXPECT_EQ(0, st.st_uid);
+	EXPECT_EQ(0, st.st_gid);
+}
+
+TEST_F(dev, get_info_contents)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+
+	ASSERT_EQ(0, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	EXPECT_EQ(sizeof(info), info.size);
+	EXPECT_EQ(KPROF_API_MAJOR, info.api_major);
+	EXPECT_EQ(KPROF_API_MINOR, info.api_minor);
+	EXPECT_EQ((unsigned int)sysconf(_SC_NPROCESSORS_CONF), info.nr_cpu_ids);
+	EXPECT_EQ((unsigned int)sysconf(_SC_NPROCESSORS_ONLN),
+		  info.nr_online_cpus);
+	EXPECT_EQ(0, info.reserved0);
+	EXPECT_EQ(0, info.features);
+	ASSERT_NE(NULL, memchr(info.version, '\0', sizeof(info.version)));
+	EXPECT_LT(0, strlen(info.version));
+}
+
+TEST_F(dev, get_info_version_matches_modinfo)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+	char buf[64] = "";
+	FILE *f;
+
+	ASSERT_EQ(0, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	f = fopen("/sys/module/kprofmod/version", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	EXPECT_STREQ(buf, info.version);
+}
+
+/* A newer reader's bigger struct: accepted, tail zero-filled. */
+TEST_F(dev, larger_struct_zero_tail_accepted)
+{
+	struct {
+		struct kprof_info info;
+		uint8_t future[64];
+	} big;
+
+	memset(&big, 0, sizeof(big));
+	big.info.size = sizeof(big);
+	memset(big.future, 0, sizeof(big.future));
+	ASSERT_EQ(0, info_ioctl(self->fd, GET_INFO_SZ(sizeof(big)), &big));
+	EXPECT_EQ(sizeof(struct kprof_info), big.info.size);
+	EXPECT_EQ(KPROF_API_MAJOR, big.info.api_major);
+	for (size_t i = 0; i < sizeof(big.future); i++)
+		ASSERT_EQ(0, big.future[i]);
+}
+
+TEST_F(dev, larger_struct_nonzero_tail_einval)
+{
+	struct {
+		struct kprof_info info;
+		uint8_t future[64];
+	} big;
+
+	memset(&big, 0, sizeof(big));
+	big.info.size = sizeof(big);
+	big.future[63] = 1;
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, GET_INFO_SZ(sizeof(big)), &big));
+}
+
+/* The oldest published size is accepted. */
+TEST_F(dev, ver0_size_accepted)
+{
+	uint8_t buf[KPROF_INFO_SIZE_VER0] = { 0 };
+	uint32_t size = KPROF_INFO_SIZE_VER0;
+
+	memcpy(buf, &size, sizeof(size));
+	EXPECT_EQ(0, info_ioctl(self->fd, GET_INFO_SZ(size), buf));
+	memcpy(&size, buf, sizeof(size));
+	EXPECT_EQ(KPROF_INFO_SIZE_VER0, size);
+}
+
+TEST_F(dev, size_too_small_einval)
+{
+	struct kprof_info info = { .size = KPROF_INFO_SIZE_VER0 - 8 };
+
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, GET_INFO_SZ(info.size), &info));
+	info.size = 0;
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, GET_INFO_SZ(0), &info));
+}
+
+TEST_F(dev, size_too_large_einval)
+{
+	static uint8_t buf[8192];
+	uint32_t size = sizeof(buf);
+
+	memcpy(buf, &size, sizeof(size));
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, GET_INFO_SZ(size), buf));
+}
+
+TEST_F(dev, size_field_disagrees_with_cmd_einval)
+{
+	struct kprof_info info = { .size = sizeof(info) + 8 };
+
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+}
+
+TEST_F(dev, reserved_nonzero_einval)
+{
+	struct kprof_info info = { .size = sizeof(info), .reserved0 = 1 };
+
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+}
+
+TEST_F(dev, unknown_commands_enotty)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+
+	/* unused number, other magic, wrong direction, no-arg command */
+	EXPECT_EQ(ENOTTY, info_ioctl(self->fd,
+		_IOWR(KPROF_IOC_MAGIC, 0x7f, struct kprof_info), &info));
+	EXPECT_EQ(ENOTTY, info_ioctl(self->fd,
+		_IOWR(KPROF_IOC_MAGIC + 1, 0x01, struct kprof_info), &info));
+	EXPECT_EQ(ENOTTY, info_ioctl(self->fd,
+		_IOW(KPROF_IOC_MAGIC, 0x01, struct kprof_info), &info));
+	EXPECT_EQ(ENOTTY, info_ioctl(self->fd, _IO(KPROF_IOC_MAGIC, 0x01),
+				     &info));
+	EXPECT_EQ(ENOTTY, info_ioctl(self->fd, 0, &info));
+	EXPECT_EQ(ENOTTY, info_ioctl(self->fd, 0xffffffffu, &info));
+}
+
+TEST_F(dev, bad_pointers_efault)
+{
+	void *unmapped;
+
+	EXPECT_EQ(EFAULT, info_ioctl(self->fd, KPROF_IOC_GET_INFO, NULL));
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	ASSERT_NE(MAP_FAILED, unmapped);
+	EXPECT_EQ(EFAULT, info_ioctl(self->fd, KPROF_IOC_GET_INFO, unmapped));
+	munmap(unmapped, 4096);
+	/* a kernel address */
+	EXPECT_EQ(EFAULT, info_ioctl(self->fd, KPROF_IOC_GET_INFO,
+				     (void *)0xffffffff81000000ul));
+}
+
+/* Output that would run off the end of a mapping faults, writes nothing. */
+TEST_F(dev, struct_straddling_unmapped_page_efault)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct {
+		struct kprof_info info;
+		uint8_t future[64];
+	} *big;
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, munmap(p + pg, pg));
+	/* the struct header fits, its zero tail crosses into the hole */
+	big = (void *)(p + pg - sizeof(struct kprof_info) - 8);
+	memset(big, 0, sizeof(struct kprof_info) + 8);
+	big->info.size = sizeof(*big);
+	EXPECT_EQ(EFAULT, info_ioctl(self->fd, GET_INFO_SZ(sizeof(*big)), big));
+	munmap(p, pg);
+}
+
+static int child_ioctl_errno(int fd, int drop_caps, uid_t uid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct kprof_info info = { .size = sizeof(info) };
+
+		if (uid && setuid(uid))
+			_exit(100);
+		if (drop_caps && kprof_test_drop_caps())
+			_exit(101);
+		_exit(ioctl(fd, KPROF_IOC_GET_INFO, &info) ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(dev, no_capabilities_eperm)
+{
+	EXPECT_EQ(EPERM, child_ioctl_errno(self->fd, 1, 0));
+	/* an fd inherited by an unprivileged user is no way in either */
+	EXPECT_EQ(EPERM, child_ioctl_errno(self->fd, 0, 65534));
+	/* and the privileged parent still works */
+	EXPECT_EQ(0, child_ioctl_errno(self->fd, 0, 0));
+}
+
+TEST_F(dev, unprivileged_open_eacces)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setuid(65534))
+			_exit(100);
+		_exit(open(KPROF_TEST_DEV, O_RDONLY) < 0 ? errno : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EACCES, WEXITSTATUS(status));
+}
+
+TEST_F(dev, not_seekable_espipe)
+{
+	EXPECT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+}
+
+TEST_HARNESS_MAIN

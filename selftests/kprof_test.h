@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers for the kprofmod selftests: load the module ($KPROF_KO or
+ * modprobe) and drop privileges.
+ */
+#ifndef KPROF_TEST_H
+#define KPROF_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include <linux/kprof.h>
+
+#define KPROF_TEST_DEV "/dev/" KPROF_DEVICE_NAME
+
+/* Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe. */
+static inline int kprof_test_load(void)
+{
+	const char *ko = getenv("KPROF_KO");
+	char cmd[PATH_MAX + 16];
+
+	if (access(KPROF_TEST_DEV, F_OK) == 0)
+		return 0;
+	if (ko && *ko)
+		snprintf(cmd, sizeof(cmd), "insmod '%s'", ko);
+	else
+		snprintf(cmd, sizeof(cmd), "modprobe kprofmod");
+	if (system(cmd) != 0)
+		return -1;
+	return access(KPROF_TEST_DEV, F_OK);
+}
+
+/* Drop every capability of the calling thread (uid stays 0). */
+static inline int kprof_test_drop_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	return syscall(SYS_capset, &hdr, data);
+}
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the kprofmod shell selftests: TAP output and module
+# handling.  Sourced, never run.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+# $KPROF_KO: the module to insmod (else modprobe kprofmod);
+# $KPROF_BIN: the reader (else kprof from $PATH).
+KP_DIR=$(cd "$(dirname "$0")" && pwd)
+KPROF_KO=${KPROF_KO:-}
+KPROF_BIN=${KPROF_BIN:-kprof}
+
+kp_ntest=0
+kp_nfail=0
+
+# tap_plan N
+tap_plan()
+{
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+# tap_result STATUS DESCRIPTION   (STATUS 0 = ok)
+tap_result()
+{
+	kp_ntest=$((kp_ntest + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $kp_ntest $2"
+	else
+		kp_nfail=$((kp_nfail + 1))
+		echo "not ok $kp_ntest $2"
+	fi
+}
+
+# tap_check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+tap_check()
+{
+	kp_desc=$1
+	shift
+	if "$@"; then
+		tap_result 0 "$kp_desc"
+	else
+		tap_result 1 "$kp_desc"
+	fi
+}
+
+tap_diag()
+{
+	echo "# $*"
+}
+
+# Exit status for the runner: any failure fails the whole script.
+tap_finish()
+{
+	echo "# Totals: pass:$((kp_ntest - kp_nfail)) fail:$kp_nfail"
+	[ "$kp_nfail" -eq 0 ] && exit "$KSFT_PASS"
+	exit "$KSFT_FAIL"
+}
+
+kp_is_loaded()
+{
+	[ -d /sys/module/kprofmod ]
+}
+
+kp_load()
+{
+	kp_is_loaded && return 0
+	if [ -n "$KPROF_KO" ]; then
+		insmod "$KPROF_KO" "$@"
+	else
+		modprobe kprofmod "$@"
+	fi
+}
+
+kp_unload()
+{
+	kp_is_loaded || return 0
+	rmmod kprofmod
+}
+
+# Kernel log lines that mean the kernel is unhappy.
+kp_dmesg_mark()
+{
+	dmesg | wc -l
+}
+
+# kp_dmesg_clean MARK: no splat was logged since MARK
+kp_dmesg_clean()
+{
+	if dmesg | tail -n +"$(($1 + 1))" |
+		grep -E 'WARNING:|BUG:|Oops|Call Trace|kmemleak|KASAN|UBSAN|lockdep|refcount_t'; then
+		return 1
+	fi
+	return 0
+}

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kprofmod's test driver (make check / make check-matrix / make vmcheck).
+#
+#   check.sh [--gates] [--compile "NAMES"] [--boot "NAMES"]
+#
+# --gates     checkpatch --strict, sparse and the W=1 build on the host's
+#             Debian 6.1 kernel, and the reader and selftests with -Werror
+# --compile   W=1 build, no warnings allowed, for each named kernel
+# --boot      per named kernel: W=1 build, DKMS build + install, then boot it
+#             with virtme-ng and run the selftests and the DKMS modprobe test
+#
+# Every step is recorded as TAP under build/results/; the last line printed
+# is tap-summary's `N passed, N failed`, and the exit status is non-zero on
+# any failure.
+set -uo pipefail
+
+proj=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$proj/selftests/vm
+out=$proj/build/results
+checkpatch=$proj/build/checkpatch/checkpatch.pl
+ks=$vm/kernel.sh
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
+
+gates=0 compile='' boot=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--gates) gates=1 ;;
+	--compile) compile=$2; shift ;;
+	--boot) boot=$2; shift ;;
+	*) echo "check.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+rm -rf "$out"
+mkdir -p "$out"
+cd "$proj" || exit 1
+
+# One TAP document per step file: tap FILE RESULT DESCRIPTION
+tap()
+{
+	local f=$out/$1.tap
+	[ -f "$f" ] || echo "TAP version 13" >"$f"
+	if [ "$2" -eq 0 ]; then
+		echo "ok - $3" >>"$f"
+		echo "  ok: $3"
+	else
+		echo "not ok - $3" >>"$f"
+		echo "  FAILED: $3"
+	fi
+}
+
+# Build the module for NAME with W=1; fails on any warning.
+build_module()
+{
+	local name=$1 log=$out/build-$1.log
+	"$ks" make "$name" module-clean >/dev/null 2>&1
+	"$ks" make "$name" module W=1 >"$log" 2>&1
+	local rc=$?
+	if [ $rc -ne 0 ] || grep -E 'warning:|error:' "$log"; then
+		tail -n 20 "$log"
+		return 1
+	fi
+}
+
+dkms_in()
+{
+	local name=$1
+	shift
+	"$ks" run "$name" -- dkms "$@"
+}
+
+dkms_clean()
+{
+	dkms_in "$1" remove "kprofmod/$version" --all >/dev/null 2>&1
+	"$ks" run "$1" -- rm -rf "/usr/src/kprofmod-$version"
+}
+
+if [ "$gates" = 1 ]; then
+	echo "== quality gates"
+	log=$out/checkpatch.log
+	"$checkpatch" --strict --no-tree --terse --show-types -f \
+		module/*.c module/*.h module/compat/*.h uapi/linux/*.h >"$log" 2>&1
+	cat "$log"
+	tap gates "$( ! grep -qE ': (ERROR|WARNING|CHECK):' "$log"; echo $?)" \
+		"checkpatch --strict: no error, warning or check"
+
+	"$ks" fetch 6.1 >/dev/null || tap gates 1 "fetch kernel 6.1"
+	log=$out/sparse.log
+	"$ks" make 6.1 module-clean >/dev/null 2>&1
+	"$ks" make 6.1 module C=2 >"$log" 2>&1
+	rc=$?
+	grep -E 'warning:|error:' "$log"
+	tap gates "$( [ $rc -eq 0 ] && ! grep -qE 'warning:|error:' "$log"; echo $?)" \
+		"sparse (C=2): no warning"
+
+	make -s -C userspace clean
+	make -s -C userspace >"$out/reader.log" 2>&1
+	rc=$?
+	cat "$out/reader.log"
+	tap gates "$rc" "reader builds with -Wall -Wextra -Werror"
+
+	make -s selftests >"$out/selftests-build.log" 2>&1
+	rc=$?
+	cat "$out/selftests-build.log"
+	tap gates "$rc" "selftests build with -Werror"
+fi
+
+for name in $compile; do
+	echo "== compile $name"
+	if ! "$ks" fetch "$name" >"$out/fetch-$name.log" 2>&1; then
+		tail -n 20 "$out/fetch-$name.log"
+		tap compile 1 "fetch kernel $name"
+		continue
+	fi
+	build_module "$name"
+	tap compile $? "module builds with W=1 and no warnings on $name ($("$ks" kver "$name"))"
+done
+
+for name in $boot; do
+	echo "== boot $name"
+	if ! "$ks" fetch "$name" >"$out/fetch-$name.log" 2>&1; then
+		tail -n 20 "$out/fetch-$name.log"
+		tap "vm-$name" 1 "fetch kernel $name"
+		continue
+	fi
+	kver=$("$ks" kver "$name")
+
+	# DKMS first (it builds from its own copy of the tree), then the module
+	# the selftests insmod from the work tree.
+	dkms_clean "$name"
+	dlog=$out/dkms-$name.log
+	{ dkms_in "$name" add "$proj" &&
+	  dkms_in "$name" build "kprofmod/$version" -k "$kver" &&
+	  dkms_in "$name" install "kprofmod/$version" -k "$kver" --force; } >"$dlog" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || tail -n 20 "$dlog"
+	tap "vm-$name" $rc "dkms add, build and install for $kver"
+
+	build_module "$name"
+	tap "vm-$name" $? "module builds with W=1 and no warnings on $kver"
+	make -s selftests >/dev/null 2>&1
+
+	cpus=2
+	"$vm/vng-run" -k "$kver" -c "$cpus" -m 2G -- \
+		"KPROF_DKMS=1 KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
+		>"$out/console-$name.log" 2>&1
+	rc=$?
+	cat "$out/console-$name.log"
+	tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
+
+	dkms_clean "$name"
+done
+
+echo "== summary"
+# shellcheck disable=SC2046
+"$vm/tap-summary" $(ls "$out"/*.tap 2>/dev/null)

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the test VM (through vng-run): the kselftest suite, then,
+# with KPROF_DKMS=1, the check that the DKMS-installed module modprobes.
+# Prints TAP; the host counts it with tap-summary.
+set -u
+proj=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$proj" || exit 1
+
+# The TAP goes to $KPROF_TAP in the shared project directory as well as to
+# the console, where kernel messages may interleave with it: the host
+# counts the file.  It is collected in the guest's own /tmp first: the
+# kselftest runner appends through two file descriptions, which the shared
+# file system does not keep in order.
+tap=$(mktemp)
+# The kselftest runner writes through /dev/stdout, which virtme-ng points
+# at its own output port: point it back at this process's stdout.
+ln -sf /proc/self/fd/1 /dev/stdout
+export KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof
+ksft=$proj/build/ksft/kprofmod
+: >"$tap"
+{
+	echo "# guest kernel $(uname -r), $(nproc) CPU(s)"
+	make -s -C "$ksft" run_tests KPROF_UAPI="$proj/uapi" OUTPUT="$ksft"
+	if [ "${KPROF_DKMS:-0}" = 1 ]; then
+		selftests/vm/dkms-guest.sh
+	fi
+} >>"$tap" 2>&1
+cat "$tap"
+[ -z "${KPROF_TAP:-}" ] || cp "$tap" "$KPROF_TAP"
+rm -f "$tap"

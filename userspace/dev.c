@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprof reader: opening /dev/kprof, version negotiation, error messages. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "dev.h"
+#include "util.h"
+
+const char *kprof_dev_path(void)
+{
+	const char *p = getenv("KPROF_DEVICE");
+
+	return p && *p ? p : "/dev/" KPROF_DEVICE_NAME;
+}
+
+static void report_errno(const char *what, int err)
+{
+	const char *path = kprof_dev_path();
+
+	switch (err) {
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		kp_err("kprofmod is not loaded (%s: %s): run `sudo modprobe kprofmod` or `sudo kprof load`",
+		       path, strerror(err));
+		break;
+	case EACCES:
+	case EPERM:
+		kp_err("permission denied on %s (%s): run as root; kprofmod needs CAP_PERFMON or CAP_SYS_ADMIN",
+		       path, what);
+		break;
+	default:
+		kp_err("%s on %s failed: %s", what, path, strerror(err));
+	}
+}
+
+int kprof_dev_ioctl(int fd, unsigned long cmd, void *arg, const char *what)
+{
+	if (ioctl(fd, cmd, arg) == 0)
+		return 0;
+	report_errno(what, errno);
+	return -1;
+}
+
+int kprof_dev_open(struct kprof_info *info)
+{
+	int fd = open(kprof_dev_path(), O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		report_errno("open", errno);
+		return -1;
+	}
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (kprof_dev_ioctl(fd, KPROF_IOC_GET_INFO, info, "KPROF_IOC_GET_INFO")) {
+		close(fd);
+		return -1;
+	}
+	if (info->api_major != KPROF_API_MAJOR) {
+		kp_err("API mismatch: kprofmod %.*s speaks API %u.%u, this kprof speaks %u.%u; install matching versions",
+		       KPROF_VERSION_LEN, info->version, info->api_major,
+		       info->api_minor, KPROF_API_MAJOR, KPROF_API_MINOR);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

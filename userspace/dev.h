@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kprof reader: access to /dev/kprof. */
+#ifndef KPROF_READER_DEV_H
+#define KPROF_READER_DEV_H
+
+#include <linux/kprof.h>
+
+/* Device path: $KPROF_DEVICE if set, else /dev/kprof. */
+const char *kprof_dev_path(void);
+
+/*
+ * Open the device and check the module's API major against ours.  On
+ * failure prints one line to stderr and returns -1.
+ */
+int kprof_dev_open(struct kprof_info *info);
+
+/* ioctl wrapper that reports failures as one line; returns 0 or -1. */
+int kprof_dev_ioctl(int fd, unsigned long cmd, void *arg, const char *what);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kprof reader: subcommand table. */
+#ifndef KPROF_READER_KPROF_H
+#define KPROF_READER_KPROF_H
+
+struct kp_cmd {
+	const char *name;
+	const char *summary;
+	const char *usage;	/* options, one per line, after "usage:" */
+	int (*run)(int argc, char **argv);
+};
+
+/* Parse the options of a subcommand that takes only --help. */
+int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv);
+void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out);
+
+extern const struct kp_cmd kp_cmd_info;
+
+#endif
