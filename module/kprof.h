@@ -4,14 +4,119 @@
 #define _KPROF_H
 
 #include <linux/types.h>
+#include <linux/kprof.h>
 
 /* Set by Kbuild from PACKAGE_VERSION in dkms.conf. */
 #ifndef KPROF_MODULE_VERSION
 #error "KPROF_MODULE_VERSION is not defined: build through Kbuild"
 #endif
 
+struct pt_regs;
+struct file;
+struct vm_area_struct;
+
+/* kprof_main.c: module parameters, validated at load. */
+extern unsigned int kprof_cpu_rows;
+extern unsigned int kprof_tcp_rows_max;
+extern unsigned int kprof_stacks_max;
+extern unsigned int kprof_inflight_max;
+extern unsigned int kprof_strings_kb;
+
 /* kprof_dev.c: the /dev/kprof misc device and its ioctl dispatch. */
 int kprof_dev_init(void);
 void kprof_dev_exit(void);
+
+/* kprof_stack.c: stack capture and the deduplicating stack table. */
+struct kprof_stack_entry {
+	atomic_t state;		/* 0 empty, hash << 2 | 1 busy, | 2 ready */
+	u32 tgid;
+	u16 nr_kernel;
+	u16 nr_user;
+	char comm[16];
+	unsigned long ips[KPROF_MAX_KERNEL_FRAMES + KPROF_MAX_USER_FRAMES];
+	char *ksyms;		/* resolved kernel frames, under kprof_ctl */
+	u32 ksyms_len;
+};
+
+int kprof_stacks_init(void);
+void kprof_stacks_exit(void);
+u32 kprof_stack_capture(unsigned long probe_addr, bool *dropped);
+void kprof_stacks_reset(void);
+u32 kprof_stacks_used(void);
+struct kprof_stack_entry *kprof_stack_get(u32 id);
+int kprof_stack_ksyms(struct kprof_stack_entry *e);
+
+/* kprof_agg.c: per-CPU, double-buffered interval tables. */
+struct kprof_tcp_key {
+	u32 stack_id;
+	u16 family;
+	u16 rport;
+	u8 raddr[16];
+	u8 role;
+	u8 pad[3];
+};
+
+enum kprof_counter {
+	KPROF_CNT_REQUESTS,
+	KPROF_CNT_ABANDONED,
+	KPROF_CNT_DROPS_INFLIGHT,
+	KPROF_CNT_DROPS_ROWS,
+	KPROF_CNT_DROPS_STACKS,
+	KPROF_CNT_NR
+};
+
+struct kprof_tcp_slot {
+	struct kprof_tcp_key key;
+	u64 count;
+	u64 sum_ns;
+	u64 min_ns;
+	u64 max_ns;
+	u32 hist[KPROF_HIST_BUCKETS];
+};
+
+int kprof_agg_init(void);
+void kprof_agg_exit(void);
+void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns);
+void kprof_agg_count(enum kprof_counter c);
+unsigned int kprof_hist_index(u64 v);
+/* Snapshot side, serialised by the caller. */
+typedef void (*kprof_row_fn_t)(const struct kprof_tcp_slot *s, void *arg);
+void kprof_agg_close_interval(void);
+void kprof_agg_drain_closed(kprof_row_fn_t fn, void *arg, u64 *counters);
+void kprof_agg_clear(void);
+void kprof_agg_totals(u64 *counters);
+
+/* kprof_export.c: the mmap region and interval publication. */
+int kprof_export_init(void);
+void kprof_export_exit(void);
+u64 kprof_export_size(void);
+int kprof_export_mmap(struct file *file, struct vm_area_struct *vma);
+int kprof_export_snapshot(u64 *generation);
+u64 kprof_export_drops(void);
+u64 kprof_export_snapshots(void);
+
+/* kprof_ctl.c: the control operations, serialised by one mutex. */
+u64 kprof_ctl_features(void);
+void kprof_ctl_info(struct kprof_info *info);
+int kprof_ctl_start(u32 what);
+int kprof_ctl_stop(u32 what);
+int kprof_ctl_reset(u32 what);
+int kprof_ctl_set_config(const struct kprof_config *cfg);
+void kprof_ctl_get_config(struct kprof_config *cfg);
+int kprof_ctl_snapshot(u64 *generation);
+void kprof_ctl_stats(struct kprof_stats *st);
+int kprof_ctl_get_stack(struct kprof_stack_query *q);
+
+/* kprof_tcp.c: request/response latency from kprobes. */
+int kprof_tcp_init(void);
+void kprof_tcp_exit(void);
+int kprof_tcp_start(void);
+void kprof_tcp_stop(void);
+bool kprof_tcp_running(void);
+bool kprof_tcp_start_possible(void);
+u32 kprof_tcp_attach(void);
+u32 kprof_tcp_inflight(void);
+int kprof_tcp_set_config(const struct kprof_config *cfg);
+void kprof_tcp_get_config(struct kprof_config *cfg);
 
 #endif /* _KPROF_H */

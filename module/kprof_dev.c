@@ -16,6 +16,8 @@
 #include <linux/uaccess.h>
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
 
 #include <linux/kprof.h>
 #include "kprof.h"
@@ -25,39 +27,113 @@
 /* Largest struct size a caller may claim; anything bigger is -EINVAL. */
 #define KPROF_USER_STRUCT_MAX	4096
 
-/* The kernel-side copy of any ioctl argument. */
-union kprof_ioc_arg {
-	u32 size;
-	struct kprof_info info;
-};
-
 struct kprof_ioc {
 	unsigned int cmd;	/* with the size bits of the current struct */
 	u32 size_ver0;		/* oldest accepted struct size */
 	u32 ksize;		/* this module's struct size */
-	long (*fn)(union kprof_ioc_arg *arg);
+	long (*fn)(void *arg);	/* on a kernel copy of the struct */
 };
 
-static long kprof_ioc_get_info(union kprof_ioc_arg *arg)
+static long kprof_ioc_get_info(void *arg)
 {
-	struct kprof_info *info = &arg->info;
+	struct kprof_info *info = arg;
 
-	if (info->reserved0)
+	if (info->reserved0 || info->reserved1)
 		return -EINVAL;
-
 	memset(info, 0, sizeof(*info));
 	info->api_major = KPROF_API_MAJOR;
 	info->api_minor = KPROF_API_MINOR;
 	info->nr_cpu_ids = nr_cpu_ids;
 	info->nr_online_cpus = num_online_cpus();
-	info->features = 0;
 	strscpy(info->version, KPROF_MODULE_VERSION, sizeof(info->version));
+	kprof_ctl_info(info);
 	return 0;
 }
 
+static long kprof_ioc_start(void *arg)
+{
+	struct kprof_ctl *c = arg;
+
+	return c->reserved ? -EINVAL : kprof_ctl_start(c->what);
+}
+
+static long kprof_ioc_stop(void *arg)
+{
+	struct kprof_ctl *c = arg;
+
+	return c->reserved ? -EINVAL : kprof_ctl_stop(c->what);
+}
+
+static long kprof_ioc_reset(void *arg)
+{
+	struct kprof_ctl *c = arg;
+
+	return c->reserved ? -EINVAL : kprof_ctl_reset(c->what);
+}
+
+static long kprof_ioc_set_config(void *arg)
+{
+	return kprof_ctl_set_config(arg);
+}
+
+static long kprof_ioc_get_config(void *arg)
+{
+	struct kprof_config *cfg = arg;
+
+	if (memchr_inv((u8 *)cfg + sizeof(cfg->size), 0,
+		       sizeof(*cfg) - sizeof(cfg->size)))
+		return -EINVAL;
+	kprof_ctl_get_config(cfg);
+	return 0;
+}
+
+static long kprof_ioc_snapshot(void *arg)
+{
+	struct kprof_snapshot *snap = arg;
+
+	if (snap->reserved0 || snap->generation)
+		return -EINVAL;
+	return kprof_ctl_snapshot(&snap->generation);
+}
+
+static long kprof_ioc_get_stats(void *arg)
+{
+	struct kprof_stats *st = arg;
+
+	if (memchr_inv((u8 *)st + sizeof(st->size), 0,
+		       sizeof(*st) - sizeof(st->size)))
+		return -EINVAL;
+	kprof_ctl_stats(st);
+	return 0;
+}
+
+static long kprof_ioc_get_stack(void *arg)
+{
+	return kprof_ctl_get_stack(arg);
+}
+
+#define KPROF_IOC(cmd, type, ver0, fn) \
+	{ cmd, ver0, sizeof(struct type), fn }
+
 static const struct kprof_ioc kprof_iocs[] = {
-	{ KPROF_IOC_GET_INFO, KPROF_INFO_SIZE_VER0,
-	  sizeof(struct kprof_info), kprof_ioc_get_info },
+	KPROF_IOC(KPROF_IOC_GET_INFO, kprof_info, KPROF_INFO_SIZE_VER0,
+		  kprof_ioc_get_info),
+	KPROF_IOC(KPROF_IOC_START, kprof_ctl, KPROF_CTL_SIZE_VER0,
+		  kprof_ioc_start),
+	KPROF_IOC(KPROF_IOC_STOP, kprof_ctl, KPROF_CTL_SIZE_VER0,
+		  kprof_ioc_stop),
+	KPROF_IOC(KPROF_IOC_RESET, kprof_ctl, KPROF_CTL_SIZE_VER0,
+		  kprof_ioc_reset),
+	KPROF_IOC(KPROF_IOC_SET_CONFIG, kprof_config, KPROF_CONFIG_SIZE_VER0,
+		  kprof_ioc_set_config),
+	KPROF_IOC(KPROF_IOC_GET_CONFIG, kprof_config, KPROF_CONFIG_SIZE_VER0,
+		  kprof_ioc_get_config),
+	KPROF_IOC(KPROF_IOC_SNAPSHOT, kprof_snapshot, KPROF_SNAPSHOT_SIZE_VER0,
+		  kprof_ioc_snapshot),
+	KPROF_IOC(KPROF_IOC_GET_STATS, kprof_stats, KPROF_STATS_SIZE_VER0,
+		  kprof_ioc_get_stats),
+	KPROF_IOC(KPROF_IOC_GET_STACK, kprof_stack_query,
+		  KPROF_STACK_QUERY_SIZE_VER0, kprof_ioc_get_stack),
 };
 
 static const struct kprof_ioc *kprof_ioc_find(unsigned int cmd)
@@ -98,8 +174,8 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	void __user *up = (void __user *)uarg;
 	const struct kprof_ioc *ioc;
-	union kprof_ioc_arg arg;
 	u32 usize, n;
+	void *arg;
 	long ret;
 
 	ioc = kprof_ioc_find(cmd);
@@ -114,27 +190,34 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 	    usize != _IOC_SIZE(cmd))
 		return -EINVAL;
 
-	n = min(usize, ioc->ksize);
-	memset(&arg, 0, sizeof(arg));
-	if (copy_from_user(&arg, up, n))
-		return -EFAULT;
 	if (usize > ioc->ksize) {
 		ret = kprof_user_tail_zero(up, ioc->ksize, usize);
 		if (ret)
 			return ret;
 	}
-	arg.size = n;
+	n = min(usize, ioc->ksize);
+	arg = kzalloc(ioc->ksize, GFP_KERNEL);
+	if (!arg)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(arg, up, n))
+		goto out;
+	*(u32 *)arg = n;
 
-	ret = ioc->fn(&arg);
+	ret = ioc->fn(arg);
 	if (ret || !(_IOC_DIR(cmd) & _IOC_READ))
-		return ret;
+		goto out;
 
-	arg.size = n;
-	if (copy_to_user(up, &arg, n))
-		return -EFAULT;
+	*(u32 *)arg = n;
+	ret = -EFAULT;
+	if (copy_to_user(up, arg, n))
+		goto out;
 	if (usize > n && clear_user((u8 __user *)up + n, usize - n))
-		return -EFAULT;
-	return 0;
+		goto out;
+	ret = 0;
+out:
+	kfree(arg);
+	return ret;
 }
 
 static int kprof_open(struct inode *inode, struct file *file)
@@ -142,11 +225,19 @@ static int kprof_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
+static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!kprof_perfmon_capable())
+		return -EPERM;
+	return kprof_export_mmap(file, vma);
+}
+
 static const struct file_operations kprof_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kprof_open,
 	.unlocked_ioctl	= kprof_ioctl,
 	.compat_ioctl	= kprof_compat_ptr_ioctl,
+	.mmap		= kprof_mmap,
 };
 
 static struct miscdevice kprof_miscdev = {

@@ -4,34 +4,124 @@
  * request/response latency per stack and remote endpoint, exported through
  * /dev/kprof.
  *
- * This file owns module load and unload: every subsystem is set up here in
- * order and torn down here in reverse order, nowhere else.
+ * This file owns module load and unload and the module parameters: every
+ * part is set up here in order and torn down here in reverse order,
+ * nowhere else.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/module.h>
 #include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/module.h>
 #include <linux/stringify.h>
 
 #include "kprof.h"
-#include <linux/kprof.h>
+
+/* Capacities: fixed at load, every table is preallocated from them. */
+unsigned int kprof_cpu_rows = 512;
+unsigned int kprof_tcp_rows_max = 4096;
+unsigned int kprof_stacks_max = 4096;
+unsigned int kprof_inflight_max = 65536;
+unsigned int kprof_strings_kb = 1024;
+
+struct kprof_uint_param {
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+};
+
+static int kprof_param_set(const char *arg, const struct kernel_param *kp)
+{
+	const struct kprof_uint_param *p = kp->arg;
+	unsigned int v;
+
+	if (kstrtouint(arg, 0, &v) || v < p->min || v > p->max) {
+		pr_err("%s=%s: expected a number from %u to %u\n", kp->name,
+		       arg, p->min, p->max);
+		return -EINVAL;
+	}
+	*p->val = v;
+	return 0;
+}
+
+static int kprof_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct kprof_uint_param *p = kp->arg;
+
+	return sprintf(buf, "%u\n", *p->val);
+}
+
+static const struct kernel_param_ops kprof_uint_ops = {
+	.set = kprof_param_set,
+	.get = kprof_param_get,
+};
+
+static struct kprof_uint_param kprof_param_cpu_rows = { &kprof_cpu_rows, 16, 65536 };
+module_param_cb(cpu_rows, &kprof_uint_ops, &kprof_param_cpu_rows, 0444);
+MODULE_PARM_DESC(cpu_rows, "TCP rows per CPU and interval, default 512 (16..65536)");
+
+static struct kprof_uint_param kprof_param_tcp_rows = { &kprof_tcp_rows_max, 16, 1048576 };
+module_param_cb(tcp_rows, &kprof_uint_ops, &kprof_param_tcp_rows, 0444);
+MODULE_PARM_DESC(tcp_rows, "TCP rows exported per interval, default 4096 (16..1048576)");
+
+static struct kprof_uint_param kprof_param_stacks = { &kprof_stacks_max, 16, 1048576 };
+module_param_cb(stacks, &kprof_uint_ops, &kprof_param_stacks, 0444);
+MODULE_PARM_DESC(stacks, "stack table entries, default 4096 (16..1048576)");
+
+static struct kprof_uint_param kprof_param_inflight = { &kprof_inflight_max, 64, 4194304 };
+module_param_cb(inflight, &kprof_uint_ops, &kprof_param_inflight, 0444);
+MODULE_PARM_DESC(inflight, "sockets tracked in flight, default 65536 (64..4194304)");
+
+static struct kprof_uint_param kprof_param_strings_kb = { &kprof_strings_kb, 4, 65536 };
+module_param_cb(strings_kb, &kprof_uint_ops, &kprof_param_strings_kb, 0444);
+MODULE_PARM_DESC(strings_kb, "KiB for kernel symbol strings in the export, default 1024 (4..65536)");
 
 static int __init kprof_init(void)
 {
 	int ret;
 
+	ret = kprof_stacks_init();
+	if (ret)
+		goto err;
+	ret = kprof_agg_init();
+	if (ret)
+		goto err_stacks;
+	ret = kprof_export_init();
+	if (ret)
+		goto err_agg;
+	ret = kprof_tcp_init();
+	if (ret)
+		goto err_export;
 	ret = kprof_dev_init();
 	if (ret)
-		return ret;
+		goto err_tcp;
 
-	pr_info("version %s (API %u.%u) loaded\n", KPROF_MODULE_VERSION,
-		KPROF_API_MAJOR, KPROF_API_MINOR);
+	pr_info("version %s (API %u.%u) loaded, attach 0x%x\n",
+		KPROF_MODULE_VERSION, KPROF_API_MAJOR, KPROF_API_MINOR,
+		kprof_tcp_attach());
 	return 0;
+
+err_tcp:
+	kprof_tcp_exit();
+err_export:
+	kprof_export_exit();
+err_agg:
+	kprof_agg_exit();
+err_stacks:
+	kprof_stacks_exit();
+err:
+	pr_err("cannot load: %d\n", ret);
+	return ret;
 }
 
 static void __exit kprof_exit(void)
 {
 	kprof_dev_exit();
+	kprof_tcp_exit();
+	kprof_export_exit();
+	kprof_agg_exit();
+	kprof_stacks_exit();
 	pr_info("unloaded\n");
 }
 

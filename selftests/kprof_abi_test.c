@@ -60,7 +60,15 @@ TEST_F(dev, get_info_contents)
 	EXPECT_EQ((unsigned int)sysconf(_SC_NPROCESSORS_ONLN),
 		  info.nr_online_cpus);
 	EXPECT_EQ(0, info.reserved0);
-	EXPECT_EQ(0, info.features);
+	EXPECT_EQ(0, info.reserved1);
+	EXPECT_TRUE(info.features & KPROF_FEAT_TCP_LATENCY);
+	EXPECT_TRUE(info.attach & KPROF_ATTACH_TCP_SENDMSG);
+	EXPECT_TRUE(info.attach & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
+				   KPROF_ATTACH___TCP_CLEANUP_RBUF |
+				   KPROF_ATTACH_TCP_RECVMSG_RET));
+	EXPECT_EQ(0, info.running);
+	EXPECT_LT(0, info.mmap_size);
+	EXPECT_EQ(0, info.mmap_size % sysconf(_SC_PAGESIZE));
 	ASSERT_NE(NULL, memchr(info.version, '\0', sizeof(info.version)));
 	EXPECT_LT(0, strlen(info.version));
 }

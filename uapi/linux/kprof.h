@@ -35,19 +35,36 @@
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		0
+#define KPROF_API_MINOR		1
 
 #define KPROF_IOC_MAGIC		0xB8
 
 #define KPROF_VERSION_LEN	32
 
-/* Feature bits reported in kprof_info.features (none defined yet). */
+/* Feature bits reported in kprof_info.features. */
+#define KPROF_FEAT_TCP_LATENCY	_BITULL(0)	/* TCP request latency */
+#define KPROF_FEAT_USER_STACKS	_BITULL(1)	/* user frame-pointer walks */
+#define KPROF_FEAT_KSYMS	_BITULL(2)	/* kernel frames as symbol+off */
+
+/* Active attach points, kprof_info.attach. */
+#define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
+#define KPROF_ATTACH_TCP_CLEANUP_RBUF	_BITUL(1)
+#define KPROF_ATTACH___TCP_CLEANUP_RBUF	_BITUL(2)
+#define KPROF_ATTACH_TCP_RECVMSG_RET	_BITUL(3)	/* return probe */
+#define KPROF_ATTACH_TCP_DESTROY_SOCK	_BITUL(4)
+#define KPROF_ATTACH_TCP_CLOSE		_BITUL(5)
+#define KPROF_ATTACH_TCP_CONNECT	_BITUL(6)	/* marks clients */
+
+/* What runs, kprof_info.running and kprof_ctl.what. */
+#define KPROF_RUN_TCP		_BITUL(0)
+#define KPROF_RUN_ALL		KPROF_RUN_TCP
 
 /**
  * struct kprof_info - KPROF_IOC_GET_INFO
@@ -58,6 +75,14 @@
  * @nr_online_cpus:	CPUs online when the call was made
  * @features:		KPROF_FEAT_* bits the module supports
  * @version:		module version string, NUL terminated
+ * (since API 1.1)
+ * @attach:		KPROF_ATTACH_* points in use
+ * @running:		KPROF_RUN_* currently started
+ * @mmap_size:		bytes to mmap() at offset 0 (see "mmap layout")
+ * @tcp_rows_max:	export capacity in TCP rows (module parameter)
+ * @stacks_max:		stack table capacity (module parameter)
+ * @inflight_max:	in-flight socket table capacity (module parameter)
+ * @reserved1:		zero
  */
 struct kprof_info {
 	__u32 size;
@@ -68,10 +93,304 @@ struct kprof_info {
 	__u32 reserved0;
 	__u64 features;
 	char version[KPROF_VERSION_LEN];
+	__u32 attach;
+	__u32 running;
+	__u64 mmap_size;
+	__u32 tcp_rows_max;
+	__u32 stacks_max;
+	__u32 inflight_max;
+	__u32 reserved1;
 };
 
 #define KPROF_INFO_SIZE_VER0	64
 
+/**
+ * struct kprof_ctl - KPROF_IOC_START, KPROF_IOC_STOP, KPROF_IOC_RESET
+ * @size:	caller's sizeof
+ * @what:	START/STOP: KPROF_RUN_* bits; RESET: KPROF_RESET_* bits
+ * @reserved:	zero
+ *
+ * START and STOP are idempotent; START of something the kernel cannot do
+ * is -EOPNOTSUPP.  RESET: KPROF_RESET_INTERVAL drops the open interval's
+ * counts (any time); KPROF_RESET_STACKS forgets every stack ID and needs
+ * everything stopped (-EBUSY otherwise).  Unknown bits: -EINVAL.
+ */
+struct kprof_ctl {
+	__u32 size;
+	__u32 what;
+	__u64 reserved;
+};
+
+#define KPROF_CTL_SIZE_VER0	16
+
+#define KPROF_RESET_INTERVAL	_BITUL(0)
+#define KPROF_RESET_STACKS	_BITUL(1)
+
+/* Roles: who opened the connection. */
+#define KPROF_ROLE_CLIENT	1	/* connect(): we wait on the peer */
+#define KPROF_ROLE_SERVER	2	/* accept(): the peer waits on us */
+
+#define KPROF_MAX_PORTS		16
+
+/**
+ * struct kprof_config - KPROF_IOC_SET_CONFIG, KPROF_IOC_GET_CONFIG
+ * @size:		caller's sizeof
+ * @roles:		KPROF_ROLE_* bit mask ((1 << role)) to trace, 0 = all
+ * @families:		bit 0 IPv4, bit 1 IPv6, 0 = both
+ * @tgid:		only this process, 0 = all
+ * @threshold_ns:	walk stacks for requests at least this slow, 0 =
+ *			always; faster ones land under stack ID 0
+ * @nr_rports:		number of valid @rports, 0 = any remote port
+ * @nr_lports:		number of valid @lports, 0 = any local port
+ * @rports:		remote ports (host order)
+ * @lports:		local ports (host order)
+ * @reserved:		zero
+ *
+ * SET replaces the whole configuration atomically; it may be called while
+ * running.  A request already in flight keeps the decision made when it
+ * started.  Errors: -EINVAL for unknown role or family bits, counts above
+ * KPROF_MAX_PORTS, port 0 in a list, threshold above 100 s.
+ */
+struct kprof_config {
+	__u32 size;
+	__u8 roles;
+	__u8 families;
+	__u16 reserved0;
+	__u32 tgid;
+	__u32 reserved1;
+	__u64 threshold_ns;
+	__u16 nr_rports;
+	__u16 nr_lports;
+	__u32 reserved2;
+	__u16 rports[KPROF_MAX_PORTS];
+	__u16 lports[KPROF_MAX_PORTS];
+	__u64 reserved[4];
+};
+
+#define KPROF_CONFIG_SIZE_VER0	128
+
+#define KPROF_FAMILY_INET	_BITUL(0)
+#define KPROF_FAMILY_INET6	_BITUL(1)
+
+/**
+ * struct kprof_snapshot - KPROF_IOC_SNAPSHOT
+ * @size:	caller's sizeof
+ * @reserved0:	zero
+ * @generation:	out: the mmap generation now published (even)
+ *
+ * Closes the open interval and publishes it in the mmap region: the counts
+ * of every request completed before the call and after the previous
+ * snapshot appear exactly once.  Snapshots are serialised; with several
+ * readers each sees the intervals it closed.
+ */
+struct kprof_snapshot {
+	__u32 size;
+	__u32 reserved0;
+	__u64 generation;
+};
+
+#define KPROF_SNAPSHOT_SIZE_VER0	16
+
+/**
+ * struct kprof_stats - KPROF_IOC_GET_STATS: counters since load
+ * @size:		caller's sizeof
+ * @inflight:		sockets with state in the in-flight table now
+ * @requests:		requests completed
+ * @abandoned:		requests in flight when their socket closed
+ * @drops_inflight:	requests not tracked: in-flight table full
+ * @drops_rows:		completions lost: per-CPU row table full
+ * @drops_stacks:	stacks not stored: stack table full (counted under
+ *			stack ID 0 instead)
+ * @drops_export:	rows lost merging CPUs into the export
+ * @stacks:		stack IDs in use
+ * @snapshots:		intervals closed
+ */
+struct kprof_stats {
+	__u32 size;
+	__u32 inflight;
+	__u64 requests;
+	__u64 abandoned;
+	__u64 drops_inflight;
+	__u64 drops_rows;
+	__u64 drops_stacks;
+	__u64 drops_export;
+	__u32 stacks;
+	__u32 reserved0;
+	__u64 snapshots;
+};
+
+#define KPROF_STATS_SIZE_VER0	72
+
 #define KPROF_IOC_GET_INFO	_IOWR(KPROF_IOC_MAGIC, 0x01, struct kprof_info)
+#define KPROF_IOC_START		_IOW(KPROF_IOC_MAGIC, 0x02, struct kprof_ctl)
+#define KPROF_IOC_STOP		_IOW(KPROF_IOC_MAGIC, 0x03, struct kprof_ctl)
+#define KPROF_IOC_RESET		_IOW(KPROF_IOC_MAGIC, 0x04, struct kprof_ctl)
+#define KPROF_IOC_SET_CONFIG	_IOW(KPROF_IOC_MAGIC, 0x05, struct kprof_config)
+#define KPROF_IOC_GET_CONFIG	_IOWR(KPROF_IOC_MAGIC, 0x06, struct kprof_config)
+#define KPROF_IOC_SNAPSHOT	_IOWR(KPROF_IOC_MAGIC, 0x07, struct kprof_snapshot)
+#define KPROF_IOC_GET_STATS	_IOWR(KPROF_IOC_MAGIC, 0x08, struct kprof_stats)
+#define KPROF_IOC_GET_STACK	_IOWR(KPROF_IOC_MAGIC, 0x09, struct kprof_stack_query)
+
+/*
+ * Latency histograms: log-linear over nanoseconds.  Values below
+ * 2^KPROF_HIST_SUB_BITS have a bucket each; above, every power of two is
+ * split into 2^KPROF_HIST_SUB_BITS equal buckets, so a bucket is at most
+ * 1/8 of its lower bound wide and its midpoint is within 6.25% of any
+ * value in it.  The last bucket also holds everything above 2^38 ns
+ * (275 s).
+ *
+ *   index(v) = v                                          if v < 8
+ *            = (msb(v) - 2) * 8 + ((v >> (msb(v) - 3)) & 7)  otherwise
+ *   lower(i) = i                                          if i < 8
+ *            = (8 + i % 8) << (i / 8 - 1)                 otherwise
+ */
+#define KPROF_HIST_SUB_BITS	3
+#define KPROF_HIST_BUCKETS	288
+
+/*
+ * mmap layout.  mmap(NULL, info.mmap_size, PROT_READ, MAP_SHARED, fd, 0)
+ * maps the last published interval; PROT_WRITE and offsets other than 0
+ * are refused (-EPERM / -EINVAL), and the mapping cannot grow.
+ *
+ *   struct kprof_mmap_header   at 0
+ *   struct kprof_tcp_row[]     at header.tcp_rows_off, header.nr_tcp_rows
+ *   struct kprof_stack[]       at header.stacks_off, header.nr_stacks
+ *   char strings[]             at header.strings_off, header.strings_len
+ *
+ * Every offset and count is bounded by mmap_size; a reader must still
+ * check them, and check the record sizes it is given (records grow at the
+ * end like the ioctl structs).  Consistency: @generation is odd while the
+ * module writes.  A reader reads it, copies what it needs, reads it again
+ * after a read barrier and retries if either value was odd or they differ.
+ */
+#define KPROF_MMAP_MAGIC	0x4b505246	/* "KPRF" */
+
+/**
+ * struct kprof_mmap_header - at offset 0 of the mapping
+ * @magic:		KPROF_MMAP_MAGIC
+ * @header_size:	sizeof this header as the module knows it
+ * @api_major:		KPROF_API_MAJOR
+ * @api_minor:		KPROF_API_MINOR
+ * @generation:		odd while the module writes; bumped by 2 per interval
+ * @mmap_size:		size of the whole mapping
+ * @interval_start_ns:	CLOCK_MONOTONIC start of the interval
+ * @interval_end_ns:	CLOCK_MONOTONIC end of the interval
+ * @tcp_rows_off:	offset of the first struct kprof_tcp_row
+ * @tcp_row_size:	sizeof(struct kprof_tcp_row)
+ * @nr_tcp_rows:	rows present
+ * @stacks_off:		offset of the first struct kprof_stack
+ * @stack_size:		sizeof(struct kprof_stack)
+ * @nr_stacks:		stacks present: every stack ID the rows name
+ * @strings_off:	offset of the string area
+ * @strings_len:	bytes used in it
+ * @hist_buckets:	KPROF_HIST_BUCKETS
+ * @hist_sub_bits:	KPROF_HIST_SUB_BITS
+ * @requests:		requests completed in the interval
+ * @abandoned:		requests abandoned (socket closed) in the interval
+ * @drops_inflight:	interval's drops, as in struct kprof_stats
+ * @drops_rows:		"
+ * @drops_stacks:	"
+ * @drops_export:	"
+ * @reserved:		zero
+ */
+struct kprof_mmap_header {
+	__u32 magic;
+	__u32 header_size;
+	__u32 api_major;
+	__u32 api_minor;
+	__u64 generation;
+	__u64 mmap_size;
+	__u64 interval_start_ns;
+	__u64 interval_end_ns;
+	__u64 tcp_rows_off;
+	__u32 tcp_row_size;
+	__u32 nr_tcp_rows;
+	__u64 stacks_off;
+	__u32 stack_size;
+	__u32 nr_stacks;
+	__u64 strings_off;
+	__u32 strings_len;
+	__u32 strings_cap;
+	__u32 hist_buckets;
+	__u32 hist_sub_bits;
+	__u64 requests;
+	__u64 abandoned;
+	__u64 drops_inflight;
+	__u64 drops_rows;
+	__u64 drops_stacks;
+	__u64 drops_export;
+	__u64 reserved[8];
+};
+
+/**
+ * struct kprof_tcp_row - requests of one (stack, endpoint, role)
+ * @stack_id:	0: below the threshold (no stack walked), else a stack
+ * @family:	AF_INET or AF_INET6
+ * @rport:	remote port, host order
+ * @raddr:	remote address, network order (IPv4: first 4 bytes)
+ * @role:	KPROF_ROLE_CLIENT or KPROF_ROLE_SERVER
+ * @reserved0:	zero
+ * @count:	requests completed
+ * @sum_ns:	sum of their latencies
+ * @min_ns:	fastest
+ * @max_ns:	slowest
+ * @hist:	latency histogram, see KPROF_HIST_*
+ */
+struct kprof_tcp_row {
+	__u32 stack_id;
+	__u16 family;
+	__u16 rport;
+	__u8 raddr[16];
+	__u8 role;
+	__u8 reserved0[7];
+	__u64 count;
+	__u64 sum_ns;
+	__u64 min_ns;
+	__u64 max_ns;
+	__u32 hist[KPROF_HIST_BUCKETS];
+};
+
+#define KPROF_MAX_KERNEL_FRAMES	32
+#define KPROF_MAX_USER_FRAMES	32
+
+/**
+ * struct kprof_stack - one deduplicated stack
+ * @id:		stack ID (> 0), stable until KPROF_RESET_STACKS or unload
+ * @tgid:	process whose user stack this is (0 for kernel-only stacks)
+ * @nr_kernel:	kernel frames, leaf first
+ * @nr_user:	user frames, leaf first
+ * @ksyms_off:	offset in the string area of @nr_kernel consecutive
+ *		NUL-terminated "symbol+0xoff/0xsize [module]" strings
+ * @user_ips:	user return addresses, leaf first
+ * @comm:	task name when the stack was first seen
+ */
+struct kprof_stack {
+	__u32 id;
+	__u32 tgid;
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u32 ksyms_off;
+	__u64 user_ips[KPROF_MAX_USER_FRAMES];
+	char comm[16];
+};
+
+#define KPROF_KSYM_LEN		64
+
+/**
+ * struct kprof_stack_query - KPROF_IOC_GET_STACK: one stack by ID
+ * @size:	caller's sizeof
+ * @id:		in: the stack ID; -ENOENT if no such stack
+ * @stack:	out: the stack; @stack.ksyms_off is an offset into @ksyms
+ * @ksyms:	out: @stack.nr_kernel consecutive NUL-terminated kernel
+ *		frames, "symbol+0xoff/0xsize [module]"
+ */
+struct kprof_stack_query {
+	__u32 size;
+	__u32 id;
+	struct kprof_stack stack;
+	char ksyms[KPROF_MAX_KERNEL_FRAMES * KPROF_KSYM_LEN];
+};
+
+#define KPROF_STACK_QUERY_SIZE_VER0	2344
 
 #endif /* _UAPI_LINUX_KPROF_H */

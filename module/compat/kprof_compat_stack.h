@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kprofmod compat: kernel stack traces. */
+#ifndef _KPROF_COMPAT_STACK_H
+#define _KPROF_COMPAT_STACK_H
+
+#include <linux/stacktrace.h>
+#include "kprof_compat_version.h"
+
+/* v5.2: stack_trace_save() replaced save_stack_trace(struct stack_trace). */
+#if KPROF_KERNEL_BEFORE(5, 2, 0)
+static inline unsigned int kprof_stack_trace_save(unsigned long *store,
+						  unsigned int size)
+{
+	struct stack_trace trace = {
+		.entries = store,
+		.max_entries = size,
+	};
+
+	save_stack_trace(&trace);
+	return trace.nr_entries;
+}
+#else
+static inline unsigned int kprof_stack_trace_save(unsigned long *store,
+						  unsigned int size)
+{
+	return stack_trace_save(store, size, 0);
+}
+#endif
+
+#endif /* _KPROF_COMPAT_STACK_H */

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU interval tables.
+ *
+ * Each CPU owns two preallocated interval tables; handlers write only the
+ * current CPU's table of the current epoch, with no lock and no atomic: a
+ * handler runs with preemption off and kprobe handlers never nest on a
+ * CPU.  Closing an interval flips the epoch and waits for every handler
+ * that may still see the old one (an RCU-sched grace period), after which
+ * the old tables are quiescent and can be read and cleared.  So no
+ * request is lost or counted twice across the boundary.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
+#include <linux/jhash.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "kprof.h"
+#include "compat/kprof_compat_rcu.h"
+
+#define KPROF_ROW_PROBES	32
+
+struct kprof_interval {
+	struct kprof_tcp_slot *rows;	/* open addressing, count 0 = free */
+	u32 *used;			/* indices of used rows */
+	u32 nr_used;
+	u64 counters[KPROF_CNT_NR];
+};
+
+struct kprof_cpu {
+	struct kprof_interval iv[2];
+};
+
+static struct kprof_cpu __percpu *kprof_cpus;
+static unsigned int kprof_epoch;
+/* Counters of closed intervals, under the caller's serialisation. */
+static u64 kprof_closed_totals[KPROF_CNT_NR];
+
+unsigned int kprof_hist_index(u64 v)
+{
+	unsigned int msb, idx;
+
+	if (v < (1U << KPROF_HIST_SUB_BITS))
+		return v;
+	msb = fls64(v) - 1;
+	idx = ((msb - KPROF_HIST_SUB_BITS + 1) << KPROF_HIST_SUB_BITS) +
+	      ((v >> (msb - KPROF_HIST_SUB_BITS)) &
+	       ((1U << KPROF_HIST_SUB_BITS) - 1));
+	return min_t(unsigned int, idx, KPROF_HIST_BUCKETS - 1);
+}
+
+static struct kprof_interval *kprof_cur_interval(void)
+{
+	return &this_cpu_ptr(kprof_cpus)->iv[READ_ONCE(kprof_epoch) & 1];
+}
+
+void kprof_agg_count(enum kprof_counter c)
+{
+	kprof_cur_interval()->counters[c]++;
+}
+
+void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns)
+{
+	struct kprof_interval *iv = kprof_cur_interval();
+	struct kprof_tcp_slot *s;
+	u32 slot, i;
+
+	slot = jhash(key, sizeof(*key), 0) % kprof_cpu_rows;
+	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_cpu_rows; i++) {
+		s = &iv->rows[slot];
+		if (!s->count) {
+			s->key = *key;
+			s->min_ns = U64_MAX;
+			iv->used[iv->nr_used++] = slot;
+			goto add;
+		}
+		if (!memcmp(&s->key, key, sizeof(*key)))
+			goto add;
+		if (++slot == kprof_cpu_rows)
+			slot = 0;
+	}
+	iv->counters[KPROF_CNT_DROPS_ROWS]++;
+	return;
+add:
+	s->count++;
+	s->sum_ns += lat_ns;
+	if (lat_ns < s->min_ns)
+		s->min_ns = lat_ns;
+	if (lat_ns > s->max_ns)
+		s->max_ns = lat_ns;
+	s->hist[kprof_hist_index(lat_ns)]++;
+	iv->counters[KPROF_CNT_REQUESTS]++;
+}
+
+/* Make the other table current and wait until no handler uses the old. */
+void kprof_agg_close_interval(void)
+{
+	WRITE_ONCE(kprof_epoch, kprof_epoch + 1);
+	kprof_wait_handlers();
+}
+
+static void kprof_interval_clear(struct kprof_interval *iv)
+{
+	u32 i;
+
+	for (i = 0; i < iv->nr_used; i++)
+		memset(&iv->rows[iv->used[i]], 0, sizeof(*iv->rows));
+	iv->nr_used = 0;
+	memset(iv->counters, 0, sizeof(iv->counters));
+}
+
+/*
+ * Hand every row of the interval closed last to @fn, add its counters to
+ * @counters and clear it.  Only after kprof_agg_close_interval().
+ */
+void kprof_agg_drain_closed(kprof_row_fn_t fn, void *arg, u64 *counters)
+{
+	unsigned int old = (kprof_epoch - 1) & 1;
+	int cpu, c;
+	u32 i;
+
+	for_each_possible_cpu(cpu) {
+		struct kprof_interval *iv = &per_cpu_ptr(kprof_cpus, cpu)->iv[old];
+
+		for (i = 0; fn && i < iv->nr_used; i++)
+			fn(&iv->rows[iv->used[i]], arg);
+		for (c = 0; c < KPROF_CNT_NR; c++) {
+			counters[c] += iv->counters[c];
+			kprof_closed_totals[c] += iv->counters[c];
+		}
+		kprof_interval_clear(iv);
+	}
+}
+
+/* Forget both intervals (counters stay in the totals). */
+void kprof_agg_clear(void)
+{
+	u64 ignored[KPROF_CNT_NR];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		kprof_agg_close_interval();
+		kprof_agg_drain_closed(NULL, NULL, ignored);
+	}
+}
+
+/* Counters since load: closed intervals plus a racy read of open ones. */
+void kprof_agg_totals(u64 *counters)
+{
+	unsigned int cur = READ_ONCE(kprof_epoch) & 1;
+	int cpu, c;
+
+	for (c = 0; c < KPROF_CNT_NR; c++)
+		counters[c] = kprof_closed_totals[c];
+	for_each_possible_cpu(cpu) {
+		struct kprof_interval *iv = &per_cpu_ptr(kprof_cpus, cpu)->iv[cur];
+
+		for (c = 0; c < KPROF_CNT_NR; c++)
+			counters[c] += READ_ONCE(iv->counters[c]);
+	}
+}
+
+int kprof_agg_init(void)
+{
+	int cpu, i;
+
+	kprof_cpus = alloc_percpu(struct kprof_cpu);
+	if (!kprof_cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < 2; i++) {
+			struct kprof_interval *iv =
+				&per_cpu_ptr(kprof_cpus, cpu)->iv[i];
+
+			iv->rows = vzalloc_node(array_size(kprof_cpu_rows,
+							   sizeof(*iv->rows)),
+						cpu_to_node(cpu));
+			iv->used = vmalloc_node(array_size(kprof_cpu_rows,
+							   sizeof(*iv->used)),
+						cpu_to_node(cpu));
+			if (!iv->rows || !iv->used) {
+				kprof_agg_exit();
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+void kprof_agg_exit(void)
+{
+	int cpu, i;
+
+	if (!kprof_cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < 2; i++) {
+			struct kprof_interval *iv =
+				&per_cpu_ptr(kprof_cpus, cpu)->iv[i];
+
+			vfree(iv->rows);
+			vfree(iv->used);
+		}
+	}
+	free_percpu(kprof_cpus);
+	kprof_cpus = NULL;
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control operations behind the ioctls.  One mutex serialises them
+ * all (start, stop, reset, configuration, snapshot, statistics); the
+ * probe and overflow handlers never take it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+
+#include "kprof.h"
+
+static DEFINE_MUTEX(kprof_ctl_lock);
+
+static u32 kprof_running_mask(void)
+{
+	return kprof_tcp_running() ? KPROF_RUN_TCP : 0;
+}
+
+u64 kprof_ctl_features(void)
+{
+	u64 f = KPROF_FEAT_USER_STACKS | KPROF_FEAT_KSYMS;
+
+	if (kprof_tcp_start_possible())
+		f |= KPROF_FEAT_TCP_LATENCY;
+	return f;
+}
+
+void kprof_ctl_info(struct kprof_info *info)
+{
+	mutex_lock(&kprof_ctl_lock);
+	info->attach = kprof_tcp_attach();
+	info->running = kprof_running_mask();
+	mutex_unlock(&kprof_ctl_lock);
+	info->features = kprof_ctl_features();
+	info->mmap_size = kprof_export_size();
+	info->tcp_rows_max = kprof_tcp_rows_max;
+	info->stacks_max = kprof_stacks_max;
+	info->inflight_max = kprof_inflight_max;
+}
+
+int kprof_ctl_start(u32 what)
+{
+	int ret = 0;
+
+	if (!what || what & ~KPROF_RUN_ALL)
+		return -EINVAL;
+	mutex_lock(&kprof_ctl_lock);
+	if (what & KPROF_RUN_TCP)
+		ret = kprof_tcp_start();
+	mutex_unlock(&kprof_ctl_lock);
+	return ret;
+}
+
+int kprof_ctl_stop(u32 what)
+{
+	if (!what || what & ~KPROF_RUN_ALL)
+		return -EINVAL;
+	mutex_lock(&kprof_ctl_lock);
+	if (what & KPROF_RUN_TCP)
+		kprof_tcp_stop();
+	mutex_unlock(&kprof_ctl_lock);
+	return 0;
+}
+
+int kprof_ctl_reset(u32 what)
+{
+	int ret = 0;
+
+	if (!what || what & ~(KPROF_RESET_INTERVAL | KPROF_RESET_STACKS))
+		return -EINVAL;
+	mutex_lock(&kprof_ctl_lock);
+	if ((what & KPROF_RESET_STACKS) && kprof_running_mask()) {
+		ret = -EBUSY;
+		goto out;
+	}
+	kprof_agg_clear();
+	if (what & KPROF_RESET_STACKS)
+		kprof_stacks_reset();
+out:
+	mutex_unlock(&kprof_ctl_lock);
+	return ret;
+}
+
+int kprof_ctl_set_config(const struct kprof_config *cfg)
+{
+	int ret;
+
+	mutex_lock(&kprof_ctl_lock);
+	ret = kprof_tcp_set_config(cfg);
+	mutex_unlock(&kprof_ctl_lock);
+	return ret;
+}
+
+void kprof_ctl_get_config(struct kprof_config *cfg)
+{
+	mutex_lock(&kprof_ctl_lock);
+	kprof_tcp_get_config(cfg);
+	mutex_unlock(&kprof_ctl_lock);
+}
+
+int kprof_ctl_snapshot(u64 *generation)
+{
+	int ret;
+
+	mutex_lock(&kprof_ctl_lock);
+	ret = kprof_export_snapshot(generation);
+	mutex_unlock(&kprof_ctl_lock);
+	return ret;
+}
+
+void kprof_ctl_stats(struct kprof_stats *st)
+{
+	u64 c[KPROF_CNT_NR];
+
+	mutex_lock(&kprof_ctl_lock);
+	kprof_agg_totals(c);
+	st->inflight = kprof_tcp_inflight();
+	st->requests = c[KPROF_CNT_REQUESTS];
+	st->abandoned = c[KPROF_CNT_ABANDONED];
+	st->drops_inflight = c[KPROF_CNT_DROPS_INFLIGHT];
+	st->drops_rows = c[KPROF_CNT_DROPS_ROWS];
+	st->drops_stacks = c[KPROF_CNT_DROPS_STACKS];
+	st->drops_export = kprof_export_drops();
+	st->stacks = kprof_stacks_used();
+	st->snapshots = kprof_export_snapshots();
+	mutex_unlock(&kprof_ctl_lock);
+}
+
+int kprof_ctl_get_stack(struct kprof_stack_query *q)
+{
+	struct kprof_stack_entry *e;
+	int ret = 0;
+
+	mutex_lock(&kprof_ctl_lock);
+	e = kprof_stack_get(q->id);
+	if (!e) {
+		ret = -ENOENT;
+		goto out;
+	}
+	memset(&q->stack, 0, sizeof(q->stack));
+	memset(q->ksyms, 0, sizeof(q->ksyms));
+	q->stack.id = q->id;
+	q->stack.tgid = e->tgid;
+	q->stack.nr_user = e->nr_user;
+	memcpy(q->stack.user_ips, e->ips + e->nr_kernel,
+	       e->nr_user * sizeof(u64));
+	memcpy(q->stack.comm, e->comm, sizeof(q->stack.comm));
+	ret = kprof_stack_ksyms(e);
+	if (!ret && e->ksyms) {
+		memcpy(q->ksyms, e->ksyms, e->ksyms_len);
+		q->stack.nr_kernel = e->nr_kernel;
+	}
+out:
+	mutex_unlock(&kprof_ctl_lock);
+	return ret;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The export region: one vmalloc'ed, read-only mmap()able area holding
+ * the last closed interval, laid out as documented in uapi/linux/kprof.h.
+ *
+ * A snapshot closes the open interval (kprof_agg), merges the CPUs' rows
+ * into the region, adds every stack the rows name (kernel frames resolved
+ * to strings here, once per stack, never in a handler) and publishes with
+ * a seqcount-style generation.  Snapshots are serialised by the caller.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/fs.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "kprof.h"
+#include "compat/kprof_compat_mm.h"
+
+static void *kprof_region;
+static u64 kprof_region_size;
+static u32 kprof_export_stacks_cap;
+
+/* Merge index: key -> export row + 1, open addressing at <= 50% load. */
+static u32 *kprof_merge_idx;
+static struct kprof_tcp_key *kprof_merge_keys;
+static u32 kprof_merge_cap;
+static unsigned long *kprof_stack_seen;
+
+static u64 kprof_last_ns;
+static u64 kprof_nr_snapshots;
+static u64 kprof_drops_export_total;
+
+struct kprof_merge {
+	struct kprof_mmap_header *hdr;
+	struct kprof_tcp_row *rows;
+	u32 nr;
+	u64 drops;
+};
+
+static struct kprof_mmap_header *kprof_hdr(void)
+{
+	return kprof_region;
+}
+
+u64 kprof_export_size(void)
+{
+	return kprof_region_size;
+}
+
+u64 kprof_export_drops(void)
+{
+	return kprof_drops_export_total;
+}
+
+u64 kprof_export_snapshots(void)
+{
+	return kprof_nr_snapshots;
+}
+
+int kprof_export_init(void)
+{
+	struct kprof_mmap_header *hdr;
+	u64 off_rows, off_stacks, off_strings, size;
+
+	kprof_export_stacks_cap = min(kprof_stacks_max, kprof_tcp_rows_max);
+	off_rows = ALIGN(sizeof(*hdr), 64);
+	off_stacks = off_rows + (u64)kprof_tcp_rows_max *
+				sizeof(struct kprof_tcp_row);
+	off_strings = off_stacks + (u64)kprof_export_stacks_cap *
+				   sizeof(struct kprof_stack);
+	size = PAGE_ALIGN(off_strings + (u64)kprof_strings_kb * 1024);
+
+	kprof_merge_cap = roundup_pow_of_two(2 * kprof_tcp_rows_max);
+	kprof_region = vmalloc_user(size);
+	kprof_merge_idx = vzalloc(array_size(kprof_merge_cap, sizeof(u32)));
+	kprof_merge_keys = vmalloc(array_size(kprof_tcp_rows_max,
+					      sizeof(*kprof_merge_keys)));
+	kprof_stack_seen = vzalloc(BITS_TO_LONGS(kprof_stacks_max) *
+				   sizeof(long));
+	if (!kprof_region || !kprof_merge_idx || !kprof_merge_keys ||
+	    !kprof_stack_seen) {
+		kprof_export_exit();
+		return -ENOMEM;
+	}
+	kprof_region_size = size;
+
+	hdr = kprof_hdr();
+	hdr->magic = KPROF_MMAP_MAGIC;
+	hdr->header_size = sizeof(*hdr);
+	hdr->api_major = KPROF_API_MAJOR;
+	hdr->api_minor = KPROF_API_MINOR;
+	hdr->mmap_size = size;
+	hdr->tcp_rows_off = off_rows;
+	hdr->tcp_row_size = sizeof(struct kprof_tcp_row);
+	hdr->stacks_off = off_stacks;
+	hdr->stack_size = sizeof(struct kprof_stack);
+	hdr->strings_off = off_strings;
+	hdr->strings_cap = size - off_strings;
+	hdr->hist_buckets = KPROF_HIST_BUCKETS;
+	hdr->hist_sub_bits = KPROF_HIST_SUB_BITS;
+	kprof_last_ns = ktime_get_ns();
+	hdr->interval_start_ns = kprof_last_ns;
+	hdr->interval_end_ns = kprof_last_ns;
+	return 0;
+}
+
+void kprof_export_exit(void)
+{
+	vfree(kprof_region);
+	vfree(kprof_merge_idx);
+	vfree(kprof_merge_keys);
+	vfree(kprof_stack_seen);
+	kprof_region = NULL;
+	kprof_merge_idx = NULL;
+	kprof_merge_keys = NULL;
+	kprof_stack_seen = NULL;
+}
+
+int kprof_export_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_end - vma->vm_start > kprof_region_size)
+		return -EINVAL;
+	kprof_vm_flags_clear(vma, VM_MAYWRITE);
+	kprof_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return remap_vmalloc_range(vma, kprof_region, 0);
+}
+
+static void kprof_merge_row(const struct kprof_tcp_slot *s, void *arg)
+{
+	struct kprof_merge *m = arg;
+	struct kprof_tcp_row *r;
+	u32 h, idx, i;
+
+	h = jhash(&s->key, sizeof(s->key), 0) & (kprof_merge_cap - 1);
+	for (;;) {
+		idx = kprof_merge_idx[h];
+		if (!idx)
+			break;
+		if (!memcmp(&kprof_merge_keys[idx - 1], &s->key,
+			    sizeof(s->key)))
+			goto add;
+		h = (h + 1) & (kprof_merge_cap - 1);
+	}
+	if (m->nr == kprof_tcp_rows_max) {
+		m->drops += s->count;
+		return;
+	}
+	idx = ++m->nr;
+	kprof_merge_idx[h] = idx;
+	kprof_merge_keys[idx - 1] = s->key;
+	r = &m->rows[idx - 1];
+	memset(r, 0, sizeof(*r));
+	r->stack_id = s->key.stack_id;
+	r->family = s->key.family;
+	r->rport = s->key.rport;
+	memcpy(r->raddr, s->key.raddr, sizeof(r->raddr));
+	r->role = s->key.role;
+	r->min_ns = U64_MAX;
+add:
+	r = &m->rows[idx - 1];
+	r->count += s->count;
+	r->sum_ns += s->sum_ns;
+	r->min_ns = min(r->min_ns, s->min_ns);
+	r->max_ns = max(r->max_ns, s->max_ns);
+	for (i = 0; i < KPROF_HIST_BUCKETS; i++)
+		r->hist[i] += s->hist[i];
+}
+
+/* Append the stacks the rows name, with their kernel frame strings. */
+static void kprof_export_stacks(struct kprof_merge *m)
+{
+	struct kprof_mmap_header *hdr = m->hdr;
+	struct kprof_stack *out = kprof_region + hdr->stacks_off;
+	char *strings = kprof_region + hdr->strings_off;
+	u32 i, nr = 0, len = 0;
+
+	bitmap_zero(kprof_stack_seen, kprof_stacks_max);
+	for (i = 0; i < m->nr; i++) {
+		u32 id = m->rows[i].stack_id;
+		struct kprof_stack_entry *e;
+		struct kprof_stack *st;
+
+		if (!id || test_and_set_bit(id - 1, kprof_stack_seen))
+			continue;
+		e = kprof_stack_get(id);
+		if (!e || nr == kprof_export_stacks_cap)
+			continue;
+		st = &out[nr++];
+		memset(st, 0, sizeof(*st));
+		st->id = id;
+		st->tgid = e->tgid;
+		st->nr_user = e->nr_user;
+		memcpy(st->user_ips, e->ips + e->nr_kernel,
+		       e->nr_user * sizeof(u64));
+		memcpy(st->comm, e->comm, sizeof(st->comm));
+		if (!kprof_stack_ksyms(e) && e->ksyms &&
+		    len + e->ksyms_len <= hdr->strings_cap) {
+			memcpy(strings + len, e->ksyms, e->ksyms_len);
+			st->ksyms_off = len;
+			st->nr_kernel = e->nr_kernel;
+			len += e->ksyms_len;
+		}
+	}
+	hdr->nr_stacks = nr;
+	hdr->strings_len = len;
+}
+
+int kprof_export_snapshot(u64 *generation)
+{
+	struct kprof_mmap_header *hdr = kprof_hdr();
+	u64 counters[KPROF_CNT_NR] = { 0 };
+	struct kprof_merge m = {
+		.hdr = hdr,
+		.rows = kprof_region + hdr->tcp_rows_off,
+	};
+	u64 now;
+
+	kprof_agg_close_interval();
+	now = ktime_get_ns();
+
+	/* odd: being written; readers retry (see the uapi header) */
+	WRITE_ONCE(hdr->generation, hdr->generation + 1);
+	/* order the odd generation before the contents */
+	smp_wmb();
+
+	memset(kprof_merge_idx, 0, kprof_merge_cap * sizeof(u32));
+	kprof_agg_drain_closed(kprof_merge_row, &m, counters);
+	hdr->nr_tcp_rows = m.nr;
+	kprof_export_stacks(&m);
+
+	hdr->interval_start_ns = kprof_last_ns;
+	hdr->interval_end_ns = now;
+	hdr->requests = counters[KPROF_CNT_REQUESTS];
+	hdr->abandoned = counters[KPROF_CNT_ABANDONED];
+	hdr->drops_inflight = counters[KPROF_CNT_DROPS_INFLIGHT];
+	hdr->drops_rows = counters[KPROF_CNT_DROPS_ROWS];
+	hdr->drops_stacks = counters[KPROF_CNT_DROPS_STACKS];
+	hdr->drops_export = m.drops;
+	kprof_drops_export_total += m.drops;
+	kprof_last_ns = now;
+	kprof_nr_snapshots++;
+
+	/* order the contents before the even generation */
+	smp_wmb();
+	WRITE_ONCE(hdr->generation, hdr->generation + 1);
+	*generation = hdr->generation;
+	return 0;
+}

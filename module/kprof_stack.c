@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack capture and the stack table.
+ *
+ * Capture runs in probe context (preemption off, possibly NMI): the kernel
+ * stack through the unwinder, the user stack by walking frame pointers of
+ * the interrupted thread with fault-free user copies, into a per-CPU
+ * scratch buffer.  The table deduplicates: an identical stack (same tgid,
+ * same frames, compared in full) always gets the same ID, different stacks
+ * never share one.  It is preallocated, lock-free for inserts and bounded;
+ * a full table or a contended slot is a drop, never a wait.
+ *
+ * IDs are slot index + 1 and stay valid until kprof_stacks_reset(), which
+ * the caller may only do while nothing captures.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/hardirq.h>
+#include <linux/jhash.h>
+#include <linux/kallsyms.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "kprof.h"
+#include "compat/kprof_compat_stack.h"
+#include "compat/kprof_compat_uaccess.h"
+
+#define KPROF_STACK_EMPTY	0
+#define KPROF_STACK_BUSY	1
+#define KPROF_STACK_READY	2
+#define KPROF_STACK_STATE_MASK	3
+#define KPROF_STACK_PROBES	64
+#define KPROF_STACK_SPIN	10000
+
+/* Raw kernel trace before the probe machinery frames are cut off. */
+#define KPROF_RAW_KERNEL_FRAMES	(KPROF_MAX_KERNEL_FRAMES + 24)
+
+struct kprof_stack_scratch {
+	unsigned long raw[KPROF_RAW_KERNEL_FRAMES];
+	unsigned long ips[KPROF_MAX_KERNEL_FRAMES + KPROF_MAX_USER_FRAMES];
+};
+
+/* One scratch buffer per CPU for task context and one for NMI. */
+static DEFINE_PER_CPU(struct kprof_stack_scratch, kprof_scratch[2]);
+
+static struct kprof_stack_entry *kprof_stacks;
+static atomic_t kprof_stacks_nr = ATOMIC_INIT(0);
+
+int kprof_stacks_init(void)
+{
+	kprof_stacks = vzalloc(array_size(kprof_stacks_max,
+					  sizeof(*kprof_stacks)));
+	return kprof_stacks ? 0 : -ENOMEM;
+}
+
+static void kprof_stacks_free_ksyms(void)
+{
+	u32 i;
+
+	for (i = 0; i < kprof_stacks_max; i++) {
+		kfree(kprof_stacks[i].ksyms);
+		kprof_stacks[i].ksyms = NULL;
+		kprof_stacks[i].ksyms_len = 0;
+	}
+}
+
+void kprof_stacks_exit(void)
+{
+	if (!kprof_stacks)
+		return;
+	kprof_stacks_free_ksyms();
+	vfree(kprof_stacks);
+	kprof_stacks = NULL;
+}
+
+void kprof_stacks_reset(void)
+{
+	kprof_stacks_free_ksyms();
+	memset(kprof_stacks, 0, array_size(kprof_stacks_max,
+					   sizeof(*kprof_stacks)));
+	atomic_set(&kprof_stacks_nr, 0);
+}
+
+u32 kprof_stacks_used(void)
+{
+	return atomic_read(&kprof_stacks_nr);
+}
+
+/*
+ * Cut the probe machinery off the top of a kernel trace: keep frames from
+ * the first one inside the probed function.  Without a match keep all.
+ */
+static unsigned int kprof_trim_kernel(const unsigned long *raw, unsigned int n,
+				      unsigned long probe_addr,
+				      unsigned long *out)
+{
+	unsigned int i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		if (raw[i] - probe_addr < 32) {
+			start = i;
+			break;
+		}
+	}
+	n = min_t(unsigned int, n - start, KPROF_MAX_KERNEL_FRAMES);
+	memcpy(out, raw + start, n * sizeof(*out));
+	return n;
+}
+
+/* Walk the user stack of current by frame pointers, leaf first. */
+static unsigned int kprof_walk_user(unsigned long *ips, unsigned int max)
+{
+	struct pt_regs *regs;
+	unsigned long fp, frame[2];
+	unsigned int n = 0;
+
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return 0;
+	regs = task_pt_regs(current);
+	if (!user_mode(regs) || !user_64bit_mode(regs))
+		return 0;
+
+	ips[n++] = instruction_pointer(regs);
+	fp = regs->bp;
+	while (n < max) {
+		if (!fp || (fp & (sizeof(long) - 1)) || fp < regs->sp)
+			break;
+		if (kprof_copy_from_user_nofault(frame, (void __user *)fp,
+						 sizeof(frame)))
+			break;
+		if (!frame[1])
+			break;
+		ips[n++] = frame[1];
+		/* frames live at increasing addresses; anything else ends it */
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	return n;
+}
+
+static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
+			      u16 nk, u16 nu, const unsigned long *ips)
+{
+	return e->tgid == tgid && e->nr_kernel == nk && e->nr_user == nu &&
+	       !memcmp(e->ips, ips, (nk + nu) * sizeof(*ips));
+}
+
+/*
+ * Capture the current kernel and user stacks and return their ID, or 0
+ * (with *dropped set) when the table is full or a slot stays contended.
+ */
+u32 kprof_stack_capture(unsigned long probe_addr, bool *dropped)
+{
+	struct kprof_stack_scratch *sc;
+	struct kprof_stack_entry *e;
+	unsigned int nk, nu, i, spin;
+	u32 hash, want, tgid, slot;
+	bool nmi = in_nmi();
+
+	*dropped = false;
+	sc = this_cpu_ptr(&kprof_scratch[nmi]);
+	nk = kprof_stack_trace_save(sc->raw, ARRAY_SIZE(sc->raw));
+	nk = kprof_trim_kernel(sc->raw, nk, probe_addr, sc->ips);
+	nu = kprof_walk_user(sc->ips + nk, KPROF_MAX_USER_FRAMES);
+	tgid = nu ? current->tgid : 0;
+
+	hash = jhash(sc->ips, (nk + nu) * sizeof(unsigned long),
+		     jhash_3words(tgid, nk, nu, 0));
+	/* 30 bits of hash in the state word, never 0 */
+	hash = (hash & 0x3fffffff) | 1;
+	want = hash << 2;
+
+	slot = hash % kprof_stacks_max;
+	for (i = 0; i < KPROF_STACK_PROBES && i < kprof_stacks_max; i++) {
+		u32 st;
+
+		e = &kprof_stacks[slot];
+		st = atomic_read_acquire(&e->state);
+		if (st == KPROF_STACK_EMPTY) {
+			st = atomic_cmpxchg(&e->state, KPROF_STACK_EMPTY,
+					    want | KPROF_STACK_BUSY);
+			if (st == KPROF_STACK_EMPTY) {
+				e->tgid = tgid;
+				e->nr_kernel = nk;
+				e->nr_user = nu;
+				strscpy(e->comm, current->comm, sizeof(e->comm));
+				memcpy(e->ips, sc->ips, (nk + nu) * sizeof(*e->ips));
+				atomic_set_release(&e->state,
+						   want | KPROF_STACK_READY);
+				atomic_inc(&kprof_stacks_nr);
+				return slot + 1;
+			}
+		}
+		if ((st & ~KPROF_STACK_STATE_MASK) == want) {
+			/* Same hash being written: wait briefly, not in NMI. */
+			for (spin = 0; (st & KPROF_STACK_STATE_MASK) ==
+			     KPROF_STACK_BUSY; spin++) {
+				if (nmi || spin >= KPROF_STACK_SPIN) {
+					*dropped = true;
+					return 0;
+				}
+				cpu_relax();
+				st = atomic_read_acquire(&e->state);
+			}
+			if (kprof_stack_equal(e, tgid, nk, nu, sc->ips))
+				return slot + 1;
+		}
+		if (++slot == kprof_stacks_max)
+			slot = 0;
+	}
+	*dropped = true;
+	return 0;
+}
+
+struct kprof_stack_entry *kprof_stack_get(u32 id)
+{
+	struct kprof_stack_entry *e;
+
+	if (!id || id > kprof_stacks_max)
+		return NULL;
+	e = &kprof_stacks[id - 1];
+	if ((atomic_read_acquire(&e->state) & KPROF_STACK_STATE_MASK) !=
+	    KPROF_STACK_READY)
+		return NULL;
+	return e;
+}
+
+/*
+ * Resolve a stack's kernel frames to "symbol+0xoff/0xsize [module]"
+ * strings, once per stack.  Process context, serialised by the caller.
+ */
+int kprof_stack_ksyms(struct kprof_stack_entry *e)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i;
+	size_t len = 0;
+	char *buf;
+
+	if (e->ksyms || !e->nr_kernel)
+		return 0;
+	buf = kmalloc(e->nr_kernel * KPROF_KSYM_LEN, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < e->nr_kernel; i++) {
+		ssize_t n;
+
+		sprint_symbol(sym, e->ips[i]);
+		n = strscpy(buf + len, sym, KPROF_KSYM_LEN);
+		len += (n < 0 ? KPROF_KSYM_LEN - 1 : n) + 1;
+	}
+	e->ksyms = buf;
+	e->ksyms_len = len;
+	return 0;
+}

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP request -> response latency, from kprobes.
+ *
+ * Per socket, the first tcp_sendmsg() after the last completed response
+ * starts a request; the first receive cleanup with copied > 0 after that
+ * completes it, exactly once.  Only socket addresses, ports, timestamps and
+ * stacks are read: never message data.
+ *
+ * The in-flight state must be global (send and receive may run on
+ * different CPUs): a preallocated open-addressing table keyed by the
+ * socket pointer, claimed with cmpxchg and freed when the socket is closed
+ * or destroyed, so reused socket memory never meets an old timestamp.  A
+ * request still in flight then counts as abandoned.  Completed requests go
+ * to the per-CPU interval tables (kprof_agg.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <net/sock.h>
+#include <net/inet_sock.h>
+
+#include "kprof.h"
+#include "compat/kprof_compat_kprobes.h"
+#include "compat/kprof_compat_rcu.h"
+
+#define KPROF_SK_FREE		0UL
+#define KPROF_SK_TOMB		1UL
+#define KPROF_FLIGHT_PROBES	32
+#define KPROF_MAX_THRESHOLD_NS	(100ULL * NSEC_PER_SEC)
+
+struct kprof_flight {
+	unsigned long sk;	/* KPROF_SK_FREE, KPROF_SK_TOMB or a socket */
+	u64 start_ns;		/* 0: no request in flight */
+	u8 role;		/* KPROF_ROLE_CLIENT once seen connecting */
+};
+
+static struct kprof_flight *kprof_flights;
+static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
+
+static struct kprof_config __rcu *kprof_cfg;
+static bool kprof_running;
+static u32 kprof_attached;
+
+/* ---- the in-flight table ---- */
+
+static u32 kprof_flight_slot(const struct sock *sk)
+{
+	return hash_ptr(sk, 32) % kprof_inflight_max;
+}
+
+static struct kprof_flight *kprof_flight_find(const struct sock *sk)
+{
+	u32 slot = kprof_flight_slot(sk), i;
+
+	for (i = 0; i < KPROF_FLIGHT_PROBES && i < kprof_inflight_max; i++) {
+		unsigned long cur = READ_ONCE(kprof_flights[slot].sk);
+
+		if (cur == (unsigned long)sk)
+			return &kprof_flights[slot];
+		if (cur == KPROF_SK_FREE)
+			return NULL;
+		if (++slot == kprof_inflight_max)
+			slot = 0;
+	}
+	return NULL;
+}
+
+static struct kprof_flight *kprof_flight_get(const struct sock *sk)
+{
+	u32 slot = kprof_flight_slot(sk), i;
+	struct kprof_flight *f;
+
+	for (i = 0; i < KPROF_FLIGHT_PROBES && i < kprof_inflight_max; i++) {
+		unsigned long cur;
+
+		f = &kprof_flights[slot];
+		cur = READ_ONCE(f->sk);
+		if (cur == (unsigned long)sk)
+			return f;
+		if ((cur == KPROF_SK_FREE || cur == KPROF_SK_TOMB) &&
+		    cmpxchg(&f->sk, cur, (unsigned long)sk) == cur) {
+			/* a racing close may have left a time behind */
+			WRITE_ONCE(f->start_ns, 0);
+			WRITE_ONCE(f->role, 0);
+			atomic_inc(&kprof_nr_flights);
+			return f;
+		}
+		if (++slot == kprof_inflight_max)
+			slot = 0;
+	}
+	return NULL;
+}
+
+/* Forget a socket; a request in flight counts as abandoned. */
+static void kprof_flight_put(const struct sock *sk)
+{
+	u32 slot = kprof_flight_slot(sk), i;
+
+	for (i = 0; i < KPROF_FLIGHT_PROBES && i < kprof_inflight_max; i++) {
+		struct kprof_flight *f = &kprof_flights[slot];
+		unsigned long cur = READ_ONCE(f->sk);
+
+		if (cur == KPROF_SK_FREE)
+			return;
+		if (cur == (unsigned long)sk) {
+			if (xchg(&f->start_ns, 0))
+				kprof_agg_count(KPROF_CNT_ABANDONED);
+			if (cmpxchg(&f->sk, cur, KPROF_SK_TOMB) == cur)
+				atomic_dec(&kprof_nr_flights);
+		}
+		if (++slot == kprof_inflight_max)
+			slot = 0;
+	}
+}
+
+u32 kprof_tcp_inflight(void)
+{
+	return atomic_read(&kprof_nr_flights);
+}
+
+/* ---- what a socket is ---- */
+
+/*
+ * A socket seen in tcp_connect() is a client.  Others were either opened
+ * passively or connected before tracing started: a passively opened
+ * socket is a copy of its listener, so it keeps the listener's backlog
+ * and, when the listener was bound to a port, SOCK_BINDPORT_LOCK.
+ */
+static u8 kprof_sk_role(const struct sock *sk, const struct kprof_flight *f)
+{
+	u8 role = f ? READ_ONCE(f->role) : 0;
+
+	if (role)
+		return role;
+	if (READ_ONCE(sk->sk_max_ack_backlog) ||
+	    (sk->sk_userlocks & SOCK_BINDPORT_LOCK))
+		return KPROF_ROLE_SERVER;
+	return KPROF_ROLE_CLIENT;
+}
+
+static bool kprof_port_in(u16 port, const u16 *ports, u16 n)
+{
+	u16 i;
+
+	for (i = 0; i < n; i++)
+		if (ports[i] == port)
+			return true;
+	return false;
+}
+
+static bool kprof_sk_wanted(const struct kprof_config *c, const struct sock *sk,
+			    u8 role)
+{
+	u8 fam;
+
+	if (sk->sk_family == AF_INET)
+		fam = KPROF_FAMILY_INET;
+	else if (sk->sk_family == AF_INET6)
+		fam = KPROF_FAMILY_INET6;
+	else
+		return false;
+	if (c->families && !(c->families & fam))
+		return false;
+	if (c->tgid && c->tgid != current->tgid)
+		return false;
+	if (c->roles && !(c->roles & (1U << role)))
+		return false;
+	if (c->nr_rports &&
+	    !kprof_port_in(ntohs(sk->sk_dport), c->rports, c->nr_rports))
+		return false;
+	if (c->nr_lports && !kprof_port_in(sk->sk_num, c->lports, c->nr_lports))
+		return false;
+	return true;
+}
+
+static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
+{
+	key->family = sk->sk_family;
+	key->rport = ntohs(sk->sk_dport);
+	if (sk->sk_family == AF_INET)
+		memcpy(key->raddr, &sk->sk_daddr, sizeof(sk->sk_daddr));
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		memcpy(key->raddr, &sk->sk_v6_daddr, sizeof(sk->sk_v6_daddr));
+#endif
+}
+
+/* ---- the handlers (preemption off; never sleep, never allocate) ---- */
+
+static void kprof_tcp_send(struct sock *sk)
+{
+	const struct kprof_config *c = rcu_dereference_sched(kprof_cfg);
+	struct kprof_flight *f = kprof_flight_find(sk);
+	u8 role;
+
+	if (f && READ_ONCE(f->start_ns))
+		return;		/* more of the same request */
+	role = kprof_sk_role(sk, f);
+	if (!c || !kprof_sk_wanted(c, sk, role))
+		return;
+	if (!f)
+		f = kprof_flight_get(sk);
+	if (!f) {
+		kprof_agg_count(KPROF_CNT_DROPS_INFLIGHT);
+		return;
+	}
+	WRITE_ONCE(f->role, role);
+	cmpxchg(&f->start_ns, 0, ktime_get_ns() ?: 1);
+}
+
+static void kprof_tcp_connect(struct sock *sk)
+{
+	struct kprof_flight *f = kprof_flight_get(sk);
+
+	if (f)
+		WRITE_ONCE(f->role, KPROF_ROLE_CLIENT);
+}
+
+static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
+{
+	const struct kprof_config *c;
+	struct kprof_tcp_key key = { 0 };
+	struct kprof_flight *f;
+	u64 start, now;
+	bool dropped;
+
+	f = kprof_flight_find(sk);
+	if (!f || !READ_ONCE(f->start_ns))
+		return;
+	start = xchg(&f->start_ns, 0);
+	if (!start)
+		return;
+	now = ktime_get_ns();
+	now = now > start ? now - start : 0;
+
+	c = rcu_dereference_sched(kprof_cfg);
+	if (c && now >= c->threshold_ns) {
+		key.stack_id = kprof_stack_capture(probe_addr, &dropped);
+		if (dropped)
+			kprof_agg_count(KPROF_CNT_DROPS_STACKS);
+	}
+	kprof_sk_endpoint(sk, &key);
+	key.role = kprof_sk_role(sk, f);
+	kprof_agg_tcp_add(&key, now);
+}
+
+static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
+{
+	kprof_tcp_send((struct sock *)kprof_probe_arg(regs, 0));
+	return 0;
+}
+
+static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
+{
+	kprof_tcp_connect((struct sock *)kprof_probe_arg(regs, 0));
+	return 0;
+}
+
+static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
+{
+	if ((int)kprof_probe_arg(regs, 1) > 0)
+		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
+				   (unsigned long)p->addr);
+	return 0;
+}
+
+static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
+{
+	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
+	return 0;
+}
+
+static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	*(struct sock **)ri->data = (struct sock *)kprof_probe_arg(regs, 0);
+	return 0;
+}
+
+static int kprof_recvmsg_ret(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	if ((long)regs_return_value(regs) > 0)
+		kprof_tcp_complete(*(struct sock **)ri->data, 0);
+	return 0;
+}
+
+static struct kprobe kprof_kp_sendmsg = {
+	.symbol_name = "tcp_sendmsg",
+	.pre_handler = kprof_pre_sendmsg,
+};
+
+static struct kprobe kprof_kp_cleanup = {
+	.symbol_name = "tcp_cleanup_rbuf",
+	.pre_handler = kprof_pre_cleanup_rbuf,
+};
+
+static struct kprobe kprof_kp___cleanup = {
+	.symbol_name = "__tcp_cleanup_rbuf",
+	.pre_handler = kprof_pre_cleanup_rbuf,
+};
+
+static struct kprobe kprof_kp_connect = {
+	.symbol_name = "tcp_connect",
+	.pre_handler = kprof_pre_connect,
+};
+
+static struct kprobe kprof_kp_close = {
+	.symbol_name = "tcp_close",
+	.pre_handler = kprof_pre_close,
+};
+
+static struct kprobe kprof_kp_destroy = {
+	.symbol_name = "tcp_v4_destroy_sock",
+	.pre_handler = kprof_pre_close,
+};
+
+static struct kretprobe kprof_krp_recvmsg = {
+	.kp.symbol_name = "tcp_recvmsg",
+	.entry_handler = kprof_recvmsg_entry,
+	.handler = kprof_recvmsg_ret,
+	.data_size = sizeof(struct sock *),
+	.maxactive = 64,
+};
+
+/* Attach points in enable order: cleanup before requests can start. */
+static struct kprobe *const kprof_kps[] = {
+	&kprof_kp_destroy,
+	&kprof_kp_close,
+	&kprof_kp___cleanup,
+	&kprof_kp_cleanup,
+	&kprof_kp_connect,
+	&kprof_kp_sendmsg,
+};
+
+static const u32 kprof_kp_bits[] = {
+	KPROF_ATTACH_TCP_DESTROY_SOCK,
+	KPROF_ATTACH_TCP_CLOSE,
+	KPROF_ATTACH___TCP_CLEANUP_RBUF,
+	KPROF_ATTACH_TCP_CLEANUP_RBUF,
+	KPROF_ATTACH_TCP_CONNECT,
+	KPROF_ATTACH_TCP_SENDMSG,
+};
+
+u32 kprof_tcp_attach(void)
+{
+	return kprof_attached;
+}
+
+bool kprof_tcp_running(void)
+{
+	return kprof_running;
+}
+
+bool kprof_tcp_start_possible(void)
+{
+	return (kprof_attached & KPROF_ATTACH_TCP_SENDMSG) &&
+	       (kprof_attached & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
+				  KPROF_ATTACH___TCP_CLEANUP_RBUF |
+				  KPROF_ATTACH_TCP_RECVMSG_RET)) &&
+	       (kprof_attached & (KPROF_ATTACH_TCP_CLOSE |
+				  KPROF_ATTACH_TCP_DESTROY_SOCK));
+}
+
+static void kprof_tcp_set_enabled(bool on)
+{
+	int i, n = ARRAY_SIZE(kprof_kps);
+
+	/* enable cleanup first; disable request starts first */
+	for (i = 0; i < n; i++) {
+		struct kprobe *kp = kprof_kps[on ? i : n - 1 - i];
+
+		if (!(kprof_attached & kprof_kp_bits[on ? i : n - 1 - i]))
+			continue;
+		if (on)
+			enable_kprobe(kp);
+		else
+			disable_kprobe(kp);
+	}
+	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET) {
+		if (on)
+			enable_kretprobe(&kprof_krp_recvmsg);
+		else
+			disable_kretprobe(&kprof_krp_recvmsg);
+	}
+}
+
+/* Caller serialises start, stop and config. */
+int kprof_tcp_start(void)
+{
+	if (!kprof_tcp_start_possible())
+		return -EOPNOTSUPP;
+	if (kprof_running)
+		return 0;
+	kprof_tcp_set_enabled(true);
+	kprof_running = true;
+	return 0;
+}
+
+void kprof_tcp_stop(void)
+{
+	if (!kprof_running)
+		return;
+	kprof_tcp_set_enabled(false);
+	kprof_wait_handlers();
+	/* nothing can see the table now: requests in flight are forgotten */
+	memset(kprof_flights, 0, array_size(kprof_inflight_max,
+					    sizeof(*kprof_flights)));
+	atomic_set(&kprof_nr_flights, 0);
+	kprof_running = false;
+}
+
+int kprof_tcp_set_config(const struct kprof_config *cfg)
+{
+	struct kprof_config *n, *old;
+	u16 i;
+
+	if (cfg->roles & ~((1U << KPROF_ROLE_CLIENT) |
+			   (1U << KPROF_ROLE_SERVER)))
+		return -EINVAL;
+	if (cfg->families & ~(KPROF_FAMILY_INET | KPROF_FAMILY_INET6))
+		return -EINVAL;
+	if (cfg->nr_rports > KPROF_MAX_PORTS ||
+	    cfg->nr_lports > KPROF_MAX_PORTS ||
+	    cfg->threshold_ns > KPROF_MAX_THRESHOLD_NS)
+		return -EINVAL;
+	if (cfg->reserved0 || cfg->reserved1 || cfg->reserved2 ||
+	    memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
+		return -EINVAL;
+	for (i = 0; i < cfg->nr_rports; i++)
+		if (!cfg->rports[i])
+			return -EINVAL;
+	for (i = 0; i < cfg->nr_lports; i++)
+		if (!cfg->lports[i])
+			return -EINVAL;
+	if (cfg->tgid > PID_MAX_LIMIT)
+		return -EINVAL;
+
+	n = kmemdup(cfg, sizeof(*cfg), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	n->size = sizeof(*n);
+	old = rcu_dereference_protected(kprof_cfg, true);
+	rcu_assign_pointer(kprof_cfg, n);
+	kprof_wait_handlers();
+	kfree(old);
+	return 0;
+}
+
+void kprof_tcp_get_config(struct kprof_config *cfg)
+{
+	*cfg = *rcu_dereference_protected(kprof_cfg, true);
+}
+
+int kprof_tcp_init(void)
+{
+	struct kprof_config *c;
+	int i, ret;
+
+	kprof_flights = vzalloc(array_size(kprof_inflight_max,
+					   sizeof(*kprof_flights)));
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!kprof_flights || !c) {
+		kfree(c);
+		vfree(kprof_flights);
+		kprof_flights = NULL;
+		return -ENOMEM;
+	}
+	c->size = sizeof(*c);
+	c->threshold_ns = NSEC_PER_MSEC;
+	RCU_INIT_POINTER(kprof_cfg, c);
+
+	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
+		kprof_kps[i]->flags = KPROBE_FLAG_DISABLED;
+		ret = register_kprobe(kprof_kps[i]);
+		if (ret) {
+			pr_info("cannot probe %s (%d)\n",
+				kprof_kps[i]->symbol_name, ret);
+			continue;
+		}
+		kprof_attached |= kprof_kp_bits[i];
+	}
+	if (!(kprof_attached & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
+				KPROF_ATTACH___TCP_CLEANUP_RBUF))) {
+		kprof_krp_recvmsg.kp.flags = KPROBE_FLAG_DISABLED;
+		if (!register_kretprobe(&kprof_krp_recvmsg))
+			kprof_attached |= KPROF_ATTACH_TCP_RECVMSG_RET;
+	}
+	if (!kprof_tcp_start_possible())
+		pr_warn("TCP latency unavailable on this kernel (attach 0x%x)\n",
+			kprof_attached);
+	return 0;
+}
+
+void kprof_tcp_exit(void)
+{
+	int i;
+
+	kprof_tcp_stop();
+	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
+		if (kprof_attached & kprof_kp_bits[i])
+			unregister_kprobe(kprof_kps[i]);
+	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)
+		unregister_kretprobe(&kprof_krp_recvmsg);
+	kprof_attached = 0;
+	kfree(rcu_dereference_protected(kprof_cfg, true));
+	RCU_INIT_POINTER(kprof_cfg, NULL);
+	vfree(kprof_flights);
+	kprof_flights = NULL;
+}

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP request -> response latency: exact counts, percentiles against the
+ * client's own measurement, IPv4 and IPv6, roles, intervals, thresholds,
+ * filters, reset, start/stop, abandoned requests and the in-flight table.
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "tcp_test.h"
+
+#define MS	1000000ull
+
+FIXTURE(tcp) {
+	int fd;
+	struct export ex;
+};
+
+FIXTURE_SETUP(tcp)
+{
+	struct kprof_config cfg = { .threshold_ns = 100 * MS * 1000 };
+
+	ASSERT_EQ(0, kprof_test_load());
+	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, export_map(self->fd, &self->ex));
+	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
+			    KPROF_RESET_INTERVAL | KPROF_RESET_STACKS));
+	/* no stack walks unless a test asks: threshold 100 s */
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+}
+
+FIXTURE_TEARDOWN(tcp)
+{
+	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+	export_unmap(&self->ex);
+	close(self->fd);
+}
+
+/* Run @n requests against a server delaying @delay; client latencies out. */
+static int run_requests(int family, uint64_t delay, int n, uint16_t *port,
+			uint64_t *lat)
+{
+	struct server s = { .respond = 1 };
+	int fd, i;
+
+	if (server_start(&s, family, delay))
+		return -1;
+	*port = s.port;
+	fd = client_connect(family, s.port);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		lat[i] = client_request(fd);
+		if (!lat[i])
+			break;
+	}
+	close(fd);
+	server_stop(&s);
+	return i == n ? 0 : -1;
+}
+
+static void check_delay(struct __test_metadata *_metadata, int fd,
+			struct export *ex, int family)
+{
+	static const uint64_t delays[] = { 2 * MS, 20 * MS };
+	static const int counts[] = { 60, 20 };
+	uint64_t lat[60], hist[KPROF_HIST_BUCKETS];
+	uint16_t port[2];
+	int k;
+
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(fd));
+	for (k = 0; k < 2; k++) {
+		double want, got;
+
+		ASSERT_EQ(0, run_requests(family, delays[k], counts[k],
+					  &port[k], lat));
+		ASSERT_EQ(0, kp_snapshot(fd));
+		memset(hist, 0, sizeof(hist));
+		/* exact: N requests, N counted, all client side */
+		EXPECT_EQ(counts[k], rows_count(ex, port[k], KPROF_ROLE_CLIENT,
+						hist));
+		EXPECT_EQ(0, rows_count(ex, port[k], KPROF_ROLE_SERVER, NULL));
+		qsort(lat, counts[k], sizeof(lat[0]), cmp_u64);
+		want = lat[(counts[k] - 1) / 2];
+		got = hist_pct(hist, 50);
+		TH_LOG("port %u: delay %llu ns, client p50 %.0f ns, module p50 %.0f ns",
+		       port[k], (unsigned long long)delays[k], want, got);
+		EXPECT_LT(fabs(got - want), 0.10 * want);
+		EXPECT_LE((double)delays[k], want);
+	}
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+}
+
+TEST_F(tcp, ipv4_counts_and_p50)
+{
+	check_delay(_metadata, self->fd, &self->ex, AF_INET);
+}
+
+TEST_F(tcp, ipv6_counts_and_p50)
+{
+	check_delay(_metadata, self->fd, &self->ex, AF_INET6);
+}
+
+TEST_F(tcp, rows_carry_the_endpoint)
+{
+	uint64_t lat[5];
+	uint16_t port;
+	uint32_t i;
+	int found = 0;
+
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, run_requests(AF_INET6, 0, 5, &port, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	for (i = 0; i < self->ex.hdr->nr_tcp_rows; i++) {
+		struct kprof_tcp_row *r = &self->ex.rows[i];
+
+		if (r->rport != port || r->role != KPROF_ROLE_CLIENT)
+			continue;
+		found = 1;
+		EXPECT_EQ(AF_INET6, r->family);
+		EXPECT_EQ(0, memcmp(r->raddr, &in6addr_loopback, 16));
+		EXPECT_EQ(0, r->stack_id);
+		EXPECT_LE(r->min_ns, r->max_ns);
+		EXPECT_LE(r->min_ns * 5, r->sum_ns);
+		EXPECT_GE(r->max_ns * 5, r->sum_ns);
+	}
+	EXPECT_TRUE(found);
+	EXPECT_LT(self->ex.hdr->interval_start_ns,
+		  self->ex.hdr->interval_end_ns);
+	EXPECT_EQ(0, self->ex.hdr->generation & 1);
+}
+
+struct snapper {
+	int fd;
+	struct export *ex;
+	volatile int stop;
+	uint16_t port;
+	uint64_t total;
+	int snaps;
+};
+
+static void *snap_loop(void *arg)
+{
+	struct snapper *sn = arg;
+
+	while (!sn->stop) {
+		sleep_ns(100 * MS);
+		if (kp_snapshot(sn->fd))
+			break;
+		sn->total += rows_count(sn->ex, sn->port, KPROF_ROLE_CLIENT,
+					NULL);
+		sn->snaps++;
+	}
+	return NULL;
+}
+
+/* Intervals closed at 10 Hz under traffic lose and double nothing. */
+TEST_F(tcp, snapshots_at_10hz_sum_exactly)
+{
+	struct server s = { .respond = 1 };
+	struct snapper sn = { .fd = self->fd, .ex = &self->ex };
+	pthread_t t;
+	int fd, i, n = 400;
+
+	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
+	sn.port = s.port;
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, pthread_create(&t, NULL, snap_loop, &sn));
+	fd = client_connect(AF_INET, s.port);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < n; i++)
+		ASSERT_NE(0, client_request(fd));
+	close(fd);
+	sn.stop = 1;
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sn.total += rows_count(&self->ex, s.port, KPROF_ROLE_CLIENT, NULL);
+	server_stop(&s);
+	TH_LOG("%d snapshots during the run", sn.snaps);
+	EXPECT_LT(2, sn.snaps);
+	EXPECT_EQ(n, sn.total);
+}
+
+/*
+ * The function the threshold test's stack must show: built with frame
+ * pointers and exported (-rdynamic) so dladdr() names it.  The receive is
+ * a raw syscall() so no frame-pointer-less libc code sits between it and
+ * the kernel: the first return address the walk reads is the one into
+ * slow_client_loop().
+ */
+__attribute__((noinline)) uint64_t slow_request(int fd)
+{
+	char buf[REQ_LEN] = "kprof request";
+	uint64_t t0 = now_ns();
+	size_t got = 0;
+
+	if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf))
+		return 0;
+	while (got < sizeof(buf)) {
+		long n = syscall(SYS_recvfrom, fd, buf + got, sizeof(buf) - got,
+				 0, NULL, NULL);
+
+		if (n <= 0)
+			return 0;
+		got += n;
+	}
+	return now_ns() - t0;
+}
+
+__attribute__((noinline)) uint64_t slow_client_loop(int fd, int n)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		sum += slow_request(fd);
+	return sum;
+}
+
+static int stack_has_symbol(int fd, uint32_t id, const char *name)
+{
+	struct kprof_stack_query q = { .size = sizeof(q), .id = id };
+	unsigned int i;
+
+	if (ioctl(fd, KPROF_IOC_GET_STACK, &q))
+		return -errno;
+	for (i = 0; i < q.stack.nr_user; i++) {
+		Dl_info di;
+
+		if (dladdr((void *)(uintptr_t)q.stack.user_ips[i], &di) &&
+		    di.dli_sname && !strcmp(di.dli_sname, name))
+			return 1;
+	}
+	return 0;
+}
+
+TEST_F(tcp, threshold_splits_stack_ids)
+{
+	struct kprof_config cfg = { .threshold_ns = 5 * MS };
+	struct server fast = { .respond = 1 }, slow = { .respond = 1 };
+	struct kprof_tcp_row *r;
+	int fd1, fd2, slow_rows = 0;
+	uint32_t i;
+
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, server_start(&fast, AF_INET, 0));
+	ASSERT_EQ(0, server_start(&slow, AF_INET, 20 * MS));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	fd1 = client_connect(AF_INET, fast.port);
+	fd2 = client_connect(AF_INET, slow.port);
+	ASSERT_LE(0, fd1);
+	ASSERT_LE(0, fd2);
+	ASSERT_NE(0, slow_client_loop(fd2, 5));
+	/* fast requests, most well below 5 ms even under emulation */
+	for (i = 0; i < 20; i++)
+		ASSERT_NE(0, client_request(fd1));
+	close(fd1);
+	close(fd2);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	for (i = 0; i < self->ex.hdr->nr_tcp_rows; i++) {
+		r = &self->ex.rows[i];
+		if (r->role != KPROF_ROLE_CLIENT)
+			continue;
+		if (r->rport == slow.port) {
+			EXPECT_NE(0, r->stack_id);
+			EXPECT_EQ(1, stack_has_symbol(self->fd, r->stack_id,
+						      "slow_client_loop"));
+			slow_rows++;
+		}
+		if (r->rport == fast.port && r->stack_id == 0)
+			EXPECT_LT(r->max_ns, cfg.threshold_ns);
+		if (r->rport == fast.port && r->stack_id)
+			EXPECT_GE(r->min_ns, cfg.threshold_ns);
+	}
+	EXPECT_LE(1, slow_rows);
+	EXPECT_EQ(5, rows_count(&self->ex, slow.port, KPROF_ROLE_CLIENT, NULL));
+	server_stop(&fast);
+	server_stop(&slow);
+}
+
+/* The server side is a role of its own and never mixes with clients. */
+TEST_F(tcp, server_role_kept_apart)
+{
+	struct kprof_config cfg = {
+		.roles = 1 << KPROF_ROLE_SERVER,
+		.threshold_ns = 100 * MS * 1000,
+	};
+	uint64_t lat[10];
+	uint16_t port;
+	uint32_t i;
+
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 10, &port, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(0, rows_count(&self->ex, 0, KPROF_ROLE_CLIENT, NULL));
+	/* the server's 10 responses: 9 answered by the next request */
+	EXPECT_EQ(9, rows_count(&self->ex, 0, KPROF_ROLE_SERVER, NULL));
+	for (i = 0; i < self->ex.hdr->nr_tcp_rows; i++)
+		EXPECT_NE(port, self->ex.rows[i].rport);
+}
+
+TEST_F(tcp, filters)
+{
+	struct kprof_config cfg = { .threshold_ns = 100 * MS * 1000 };
+	uint64_t lat[4];
+	uint16_t p4, p6;
+
+	/* IPv6 only */
+	cfg.families = KPROF_FAMILY_INET6;
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
+	ASSERT_EQ(0, run_requests(AF_INET6, 0, 4, &p6, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(0, rows_count(&self->ex, p4, 0, NULL));
+	EXPECT_EQ(4, rows_count(&self->ex, p6, KPROF_ROLE_CLIENT, NULL));
+
+	/* another process only */
+	cfg.families = 0;
+	cfg.tgid = getpid() + 100000;
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
+
+	/* this process, one remote port */
+	cfg.tgid = getpid();
+	cfg.nr_rports = 1;
+	cfg.rports[0] = 1;	/* nothing listens there */
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
+}
+
+TEST_F(tcp, bad_config_einval)
+{
+	struct kprof_config cfg = { .size = sizeof(cfg) };
+
+	cfg.roles = 1;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	cfg.roles = 0;
+	cfg.families = 4;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	cfg.families = 0;
+	cfg.nr_rports = KPROF_MAX_PORTS + 1;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	cfg.nr_rports = 1;
+	cfg.rports[0] = 0;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	cfg.nr_rports = 0;
+	cfg.threshold_ns = 101ull * 1000 * MS;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	cfg.threshold_ns = 0;
+	cfg.reserved[3] = 1;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	cfg.reserved[3] = 0;
+	EXPECT_EQ(0, kp_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 0));
+	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 1u << 31));
+	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_RESET, 1u << 31));
+}
+
+TEST_F(tcp, start_stop_and_reset)
+{
+	struct kprof_stats st;
+	uint64_t lat[4];
+	uint16_t port;
+
+	/* stopped: nothing counted */
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &port, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
+
+	/* running, then a reset of the open interval */
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &port, lat));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET, KPROF_RESET_INTERVAL));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
+
+	/* stacks cannot be forgotten while running */
+	EXPECT_EQ(-EBUSY, kp_ctl(self->fd, KPROF_IOC_RESET,
+				 KPROF_RESET_STACKS));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	EXPECT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET, KPROF_RESET_STACKS));
+	ASSERT_EQ(0, kp_stats(self->fd, &st));
+	EXPECT_EQ(0, st.stacks);
+	EXPECT_EQ(0, st.inflight);
+}
+
+/* A request in flight when its socket closes is abandoned, not latency. */
+TEST_F(tcp, close_mid_request_is_abandoned)
+{
+	struct server s = { .respond = 0 };
+	struct kprof_stats before, after;
+	char buf[REQ_LEN] = "never answered";
+	int fd, i;
+
+	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kp_stats(self->fd, &before));
+	for (i = 0; i < 3; i++) {
+		fd = client_connect(AF_INET, s.port);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(sizeof(buf), send(fd, buf, sizeof(buf), 0));
+		close(fd);
+	}
+	server_stop(&s);
+	sleep_ns(200 * MS);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kp_stats(self->fd, &after));
+	EXPECT_EQ(3, after.abandoned - before.abandoned);
+	EXPECT_EQ(3, self->ex.hdr->abandoned);
+	EXPECT_EQ(0, rows_count(&self->ex, s.port, 0, NULL));
+	/* every test socket is closed: nothing left in flight */
+	EXPECT_EQ(0, after.inflight);
+}
+
+TEST_HARNESS_MAIN

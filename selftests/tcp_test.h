@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Loopback request/response workloads and a minimal reader of the export
+ * for the TCP latency selftests.
+ */
+#ifndef KPROF_TCP_TEST_H
+#define KPROF_TCP_TEST_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "kprof_test.h"
+
+#define REQ_LEN	16
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static inline void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ull, ns % 1000000000ull };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static inline int read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = recv(fd, (char *)buf + got, len - got, 0);
+
+		if (n <= 0)
+			return -1;
+		got += n;
+	}
+	return 0;
+}
+
+/* A server answering every REQ_LEN-byte request after delay_ns. */
+struct server {
+	int family;
+	int lfd;
+	uint16_t port;
+	uint64_t delay_ns;
+	int respond;		/* 0: read requests, never answer */
+	pthread_t thread;
+};
+
+static void *server_conn(void *arg)
+{
+	struct server *s = arg;
+	char buf[REQ_LEN];
+	int fd;
+
+	while ((fd = accept(s->lfd, NULL, NULL)) >= 0) {
+		while (read_full(fd, buf, sizeof(buf)) == 0) {
+			if (!s->respond)
+				continue;
+			sleep_ns(s->delay_ns);
+			if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) !=
+			    sizeof(buf))
+				break;
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+static inline int server_start(struct server *s, int family,
+			       uint64_t delay_ns)
+{
+	struct sockaddr_storage ss = { 0 };
+	socklen_t len;
+	int one = 1;
+
+	s->family = family;
+	s->delay_ns = delay_ns;
+	s->lfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s->lfd < 0)
+		return -1;
+	setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (void *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (void *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+		len = sizeof(*a);
+	}
+	/* an explicit bind: the listener's port is locked, as servers do */
+	if (bind(s->lfd, (void *)&ss, len) || listen(s->lfd, 64))
+		return -1;
+	if (getsockname(s->lfd, (void *)&ss, &len))
+		return -1;
+	s->port = ntohs(family == AF_INET ?
+			((struct sockaddr_in *)&ss)->sin_port :
+			((struct sockaddr_in6 *)&ss)->sin6_port);
+	return pthread_create(&s->thread, NULL, server_conn, s);
+}
+
+static inline void server_stop(struct server *s)
+{
+	shutdown(s->lfd, SHUT_RDWR);
+	close(s->lfd);
+	pthread_join(s->thread, NULL);
+}
+
+static inline int client_connect(int family, uint16_t port)
+{
+	struct sockaddr_storage ss = { 0 };
+	socklen_t len;
+	int fd, one = 1;
+
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (void *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons(port);
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (void *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(port);
+		a->sin6_addr = in6addr_loopback;
+		len = sizeof(*a);
+	}
+	if (connect(fd, (void *)&ss, len)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One request/response; returns the client-side latency or 0 on error. */
+static inline uint64_t client_request(int fd)
+{
+	char buf[REQ_LEN] = "kprof request";
+	uint64_t t0 = now_ns();
+
+	if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf))
+		return 0;
+	if (read_full(fd, buf, sizeof(buf)))
+		return 0;
+	return now_ns() - t0;
+}
+
+/* ---- the module's side ---- */
+
+static inline int kp_ctl(int fd, unsigned long cmd, unsigned int what)
+{
+	struct kprof_ctl c = { .size = sizeof(c), .what = what };
+
+	return ioctl(fd, cmd, &c) ? -errno : 0;
+}
+
+static inline int kp_config(int fd, const struct kprof_config *cfg)
+{
+	struct kprof_config c = *cfg;
+
+	c.size = sizeof(c);
+	return ioctl(fd, KPROF_IOC_SET_CONFIG, &c) ? -errno : 0;
+}
+
+static inline int kp_snapshot(int fd)
+{
+	struct kprof_snapshot s = { .size = sizeof(s) };
+
+	return ioctl(fd, KPROF_IOC_SNAPSHOT, &s) ? -errno : 0;
+}
+
+static inline int kp_stats(int fd, struct kprof_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, KPROF_IOC_GET_STATS, st) ? -errno : 0;
+}
+
+struct export {
+	void *map;
+	size_t size;
+	struct kprof_mmap_header *hdr;
+	struct kprof_tcp_row *rows;
+};
+
+static inline int export_map(int fd, struct export *e)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+
+	if (ioctl(fd, KPROF_IOC_GET_INFO, &info))
+		return -1;
+	e->size = info.mmap_size;
+	e->map = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
+	if (e->map == MAP_FAILED)
+		return -1;
+	e->hdr = e->map;
+	e->rows = (void *)((char *)e->map + e->hdr->tcp_rows_off);
+	return 0;
+}
+
+static inline void export_unmap(struct export *e)
+{
+	munmap(e->map, e->size);
+}
+
+/* Sum of the counts of rows matching (rport, role); 0 matches anything. */
+static inline uint64_t rows_count(const struct export *e, uint16_t rport,
+				  int role, uint64_t *hist)
+{
+	uint64_t n = 0;
+	uint32_t i, b;
+
+	for (i = 0; i < e->hdr->nr_tcp_rows; i++) {
+		const struct kprof_tcp_row *r = &e->rows[i];
+
+		if ((rport && r->rport != rport) || (role && r->role != role))
+			continue;
+		n += r->count;
+		for (b = 0; hist && b < KPROF_HIST_BUCKETS; b++)
+			hist[b] += r->hist[b];
+	}
+	return n;
+}
+
+/* Percentile of a histogram: the midpoint of the bucket holding it. */
+static inline double hist_pct(const uint64_t *hist, double p)
+{
+	uint64_t total = 0, seen = 0, rank;
+	unsigned int b;
+
+	for (b = 0; b < KPROF_HIST_BUCKETS; b++)
+		total += hist[b];
+	if (!total)
+		return 0;
+	rank = (uint64_t)(p / 100.0 * total + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	for (b = 0; b < KPROF_HIST_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen >= rank)
+			break;
+	}
+	if (b < 8)
+		return b;
+	{
+		unsigned int e = b / 8 - 1, m = b % 8;
+		double lo = (double)((8ull + m) << e);
+
+		return lo + (double)(1ull << e) / 2;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#endif
