@@ -69,7 +69,7 @@ TEST_F(dev, get_info_contents)
 	EXPECT_EQ(0, info.running);
 	EXPECT_LT(0, info.mmap_size);
 	EXPECT_EQ(0, info.mmap_size % sysconf(_SC_PAGESIZE));
-	ASSERT_NE(NULL, memchr(info.version, '\0', sizeof(info.version)));
+	ASSERT_TRUE(memchr(info.version, '\0', sizeof(info.version)) != NULL);
 	EXPECT_LT(0, strlen(info.version));
 }
 
@@ -81,8 +81,8 @@ TEST_F(dev, get_info_version_matches_modinfo)
 
 	ASSERT_EQ(0, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
 	f = fopen("/sys/module/kprofmod/version", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	ASSERT_TRUE(f != NULL);
+	ASSERT_TRUE(fgets(buf, sizeof(buf), f) != NULL);
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	EXPECT_STREQ(buf, info.version);
@@ -187,7 +187,7 @@ TEST_F(dev, bad_pointers_efault)
 	EXPECT_EQ(EFAULT, info_ioctl(self->fd, KPROF_IOC_GET_INFO, NULL));
 	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			-1, 0);
-	ASSERT_NE(MAP_FAILED, unmapped);
+	ASSERT_TRUE(unmapped != MAP_FAILED);
 	EXPECT_EQ(EFAULT, info_ioctl(self->fd, KPROF_IOC_GET_INFO, unmapped));
 	munmap(unmapped, 4096);
 	/* a kernel address */
@@ -206,7 +206,7 @@ TEST_F(dev, struct_straddling_unmapped_page_efault)
 		uint8_t future[64];
 	} *big;
 
-	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_TRUE(p != MAP_FAILED);
 	ASSERT_EQ(0, munmap(p + pg, pg));
 	/* the struct header fits, its zero tail crosses into the hole */
 	big = (void *)(p + pg - sizeof(struct kprof_info) - 8);

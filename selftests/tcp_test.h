@@ -274,7 +274,7 @@ static inline double hist_pct(const uint64_t *hist, double p)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
+static inline int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A request/response workload over loopback for the reader tests and
+ * `make demo`: one server per delay, answering each request after that
+ * delay, and one client thread per server sending requests back to back
+ * until the duration ends.  Prints, per server, "port PORT delay_ms D
+ * requests N" on exit.
+ *
+ *   tcp_workload [-6] [-d SECONDS] [-n REQUESTS] DELAY_MS...
+ *
+ * -n stops each client after that many requests instead of a duration.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "tcp_test.h"
+
+#define MAX_SERVERS 8
+
+struct client {
+	struct server srv;
+	pthread_t thread;
+	uint64_t deadline;
+	long limit;
+	long done;
+	int family;
+};
+
+/* Named so stacks past the threshold show where the waiting happens. */
+__attribute__((noinline)) void workload_client_loop(struct client *c)
+{
+	int fd = client_connect(c->family, c->srv.port);
+
+	if (fd < 0)
+		return;
+	while (now_ns() < c->deadline && (!c->limit || c->done < c->limit)) {
+		if (!client_request(fd))
+			break;
+		c->done++;
+	}
+	close(fd);
+}
+
+static void *client_main(void *arg)
+{
+	workload_client_loop(arg);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static struct client cl[MAX_SERVERS];
+	double secs = 5;
+	long limit = 0;
+	int family = AF_INET, n = 0, i, opt;
+
+	while ((opt = getopt(argc, argv, "6d:n:")) != -1) {
+		switch (opt) {
+		case '6':
+			family = AF_INET6;
+			break;
+		case 'd':
+			secs = atof(optarg);
+			break;
+		case 'n':
+			limit = atol(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-6] [-d SECONDS] [-n REQUESTS] DELAY_MS...\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (optind == argc || argc - optind > MAX_SERVERS || secs <= 0) {
+		fprintf(stderr, "%s: give 1 to %d delays in ms and a positive duration\n",
+			argv[0], MAX_SERVERS);
+		return 2;
+	}
+	for (i = optind; i < argc; i++, n++) {
+		struct client *c = &cl[n];
+
+		c->srv.respond = 1;
+		c->family = family;
+		c->limit = limit;
+		c->deadline = limit ? UINT64_MAX :
+			      now_ns() + (uint64_t)(secs * 1e9);
+		if (server_start(&c->srv, family,
+				 (uint64_t)(atof(argv[i]) * 1e6))) {
+			perror("server");
+			return 1;
+		}
+	}
+	for (i = 0; i < n; i++)
+		pthread_create(&cl[i].thread, NULL, client_main, &cl[i]);
+	for (i = 0; i < n; i++) {
+		pthread_join(cl[i].thread, NULL);
+		server_stop(&cl[i].srv);
+		printf("port %u delay_ms %s requests %ld\n", cl[i].srv.port,
+		       argv[optind + i], cl[i].done);
+	}
+	return 0;
+}
