@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <math.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -249,6 +250,8 @@ TEST_F(tcp, threshold_splits_stack_ids)
 {
 	struct kprof_config cfg = { .threshold_ns = 5 * MS };
 	struct server fast = { .respond = 1 }, slow = { .respond = 1 };
+	static struct kprof_stack_query q[32];
+	uint32_t ids[32], nids, j;
 	struct kprof_tcp_row *r;
 	int fd1, fd2, slow_rows = 0;
 	uint32_t i;
@@ -286,6 +289,38 @@ TEST_F(tcp, threshold_splits_stack_ids)
 	}
 	EXPECT_LE(1, slow_rows);
 	EXPECT_EQ(5, rows_count(&self->ex, slow.port, KPROF_ROLE_CLIENT, NULL));
+
+	/*
+	 * Deduplication: 25 more slow requests down the same code path
+	 * reuse the stacks (a handful of variants at most), and no two IDs
+	 * hold the same stack.
+	 */
+	fd2 = client_connect(AF_INET, slow.port);
+	ASSERT_LE(0, fd2);
+	ASSERT_NE(0, slow_client_loop(fd2, 25));
+	close(fd2);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	nids = 0;
+	for (i = 0; i < self->ex.hdr->nr_tcp_rows && nids < 32; i++) {
+		r = &self->ex.rows[i];
+		if (r->rport == slow.port && r->stack_id)
+			ids[nids++] = r->stack_id;
+	}
+	EXPECT_LE(1, nids);
+	EXPECT_GE(5, nids);
+	for (i = 0; i < nids; i++) {
+		q[i].size = sizeof(q[i]);
+		q[i].id = ids[i];
+		ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_STACK, &q[i]));
+		for (j = 0; j < i; j++) {
+			EXPECT_NE(ids[j], ids[i]);
+			EXPECT_NE(0, memcmp(&q[j].stack.tgid, &q[i].stack.tgid,
+					    sizeof(q[i].stack) -
+					    offsetof(struct kprof_stack, tgid)) ||
+				     memcmp(q[j].ksyms, q[i].ksyms,
+					    sizeof(q[i].ksyms)));
+		}
+	}
 	server_stop(&fast);
 	server_stop(&slow);
 }
@@ -434,6 +469,59 @@ TEST_F(tcp, close_mid_request_is_abandoned)
 	EXPECT_EQ(0, rows_count(&self->ex, s.port, 0, NULL));
 	/* every test socket is closed: nothing left in flight */
 	EXPECT_EQ(0, after.inflight);
+}
+
+/* The export is read-only and only what the module published. */
+TEST_F(tcp, mmap_rules)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *p;
+	int status;
+	pid_t pid;
+
+	int rw = open(KPROF_TEST_DEV, O_RDWR | O_CLOEXEC);
+
+	/* writable maps: refused by the module even on a writable fd */
+	ASSERT_LE(0, rw);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, pg, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, rw, 0));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, pg, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE, rw, 0));
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, rw, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	EXPECT_EQ(-1, mprotect(p, pg, PROT_READ | PROT_WRITE));
+	munmap(p, pg);
+	close(rw);
+	/* and by the VFS on a read-only fd */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, pg, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, pg, PROT_READ, MAP_SHARED,
+				   self->fd, pg));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, self->ex.size + pg, PROT_READ,
+				   MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	EXPECT_EQ(-1, mprotect(p, pg, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(MAP_FAILED, mremap(p, pg, 2 * pg, MREMAP_MAYMOVE));
+	EXPECT_EQ(KPROF_MMAP_MAGIC, ((struct kprof_mmap_header *)p)->magic);
+	munmap(p, pg);
+
+	/* without capabilities: no mapping */
+	pid = fork();
+	if (pid == 0) {
+		if (kprof_test_drop_caps())
+			_exit(100);
+		p = mmap(NULL, pg, PROT_READ, MAP_SHARED, self->fd, 0);
+		_exit(p == MAP_FAILED ? errno : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(EPERM, WEXITSTATUS(status));
 }
 
 static int reload(const char *params)
