@@ -74,10 +74,10 @@ deps:
 	@if [ "$$(id -u)" -ne 0 ]; then sudo $(VM)/setup-host.sh; else $(VM)/setup-host.sh; fi
 
 check: deps $(KSFT_DIR)/lib.mk
-	$(VM)/check.sh --gates --compile "$(filter-out 6.1,$(MATRIX))" --boot 6.1
+	$(VM)/check.sh --gates --unit --compile "$(filter-out 6.1,$(MATRIX))" --boot 6.1
 
 check-matrix: deps $(KSFT_DIR)/lib.mk
-	$(VM)/check.sh --gates --boot "$(MATRIX)"
+	$(VM)/check.sh --gates --unit --boot "$(MATRIX)"
 
 vmcheck: deps $(KSFT_DIR)/lib.mk
 	$(VM)/check.sh --boot "$(KVER)"

@@ -402,9 +402,9 @@ TEST_F(tcp, bad_config_einval)
 	cfg.threshold_ns = 101ull * 1000 * MS;
 	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
 	cfg.threshold_ns = 0;
-	cfg.reserved[3] = 1;
+	cfg.reserved[2] = 1;
 	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
-	cfg.reserved[3] = 0;
+	cfg.reserved[2] = 0;
 	EXPECT_EQ(0, kp_config(self->fd, &cfg));
 	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 0));
 	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 1u << 31));

@@ -18,7 +18,7 @@ const char *kprof_dev_path(void)
 	return p && *p ? p : "/dev/" KPROF_DEVICE_NAME;
 }
 
-static void report_errno(const char *what, int err)
+void kprof_dev_perror(const char *what, int err)
 {
 	const char *path = kprof_dev_path();
 
@@ -43,7 +43,7 @@ int kprof_dev_ioctl(int fd, unsigned long cmd, void *arg, const char *what)
 {
 	if (ioctl(fd, cmd, arg) == 0)
 		return 0;
-	report_errno(what, errno);
+	kprof_dev_perror(what, errno);
 	return -1;
 }
 
@@ -52,7 +52,7 @@ int kprof_dev_open(struct kprof_info *info)
 	int fd = open(kprof_dev_path(), O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		report_errno("open", errno);
+		kprof_dev_perror("open", errno);
 		return -1;
 	}
 	memset(info, 0, sizeof(*info));

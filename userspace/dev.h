@@ -14,6 +14,12 @@ const char *kprof_dev_path(void);
  */
 int kprof_dev_open(struct kprof_info *info);
 
+/*
+ * One line on stderr for @err (an errno) from @what on the device, with
+ * the hint for the usual causes (module not loaded, no permission).
+ */
+void kprof_dev_perror(const char *what, int err);
+
 /* ioctl wrapper that reports failures as one line; returns 0 or -1. */
 int kprof_dev_ioctl(int fd, unsigned long cmd, void *arg, const char *what);
 

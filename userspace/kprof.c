@@ -20,6 +20,8 @@ static const struct kp_cmd kp_cmd_help;
 
 static const struct kp_cmd *const kp_cmds[] = {
 	&kp_cmd_info,
+	&kp_cmd_top,
+	&kp_cmd_stacks,
 	&kp_cmd_help,
 };
 
@@ -57,6 +59,8 @@ static void usage(FILE *out)
 void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out)
 {
 	fprintf(out, "usage: %s%s\n", cmd->usage, cmd->summary);
+	if (cmd->help)
+		fprintf(out, "\n%s", cmd->help);
 }
 
 int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv)

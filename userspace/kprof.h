@@ -7,6 +7,7 @@ struct kp_cmd {
 	const char *name;
 	const char *summary;
 	const char *usage;	/* options, one per line, after "usage:" */
+	const char *help;	/* optional: option list and notes */
 	int (*run)(int argc, char **argv);
 };
 
@@ -15,5 +16,7 @@ int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv);
 void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out);
 
 extern const struct kp_cmd kp_cmd_info;
+extern const struct kp_cmd kp_cmd_top;
+extern const struct kp_cmd kp_cmd_stacks;
 
 #endif

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kprofmod's test driver (make check / make check-matrix / make vmcheck).
 #
-#   check.sh [--gates] [--compile "NAMES"] [--boot "NAMES"]
+#   check.sh [--gates] [--unit] [--compile "NAMES"] [--boot "NAMES"]
 #
 # --gates     checkpatch --strict, sparse and the W=1 build on the host's
 #             Debian 6.1 kernel, and the reader and selftests with -Werror
@@ -22,10 +22,11 @@ checkpatch=$proj/build/checkpatch/checkpatch.pl
 ks=$vm/kernel.sh
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
 
-gates=0 compile='' boot=''
+gates=0 unit=0 compile='' boot=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--gates) gates=1 ;;
+	--unit) unit=1 ;;
 	--compile) compile=$2; shift ;;
 	--boot) boot=$2; shift ;;
 	*) echo "check.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -105,6 +106,14 @@ if [ "$gates" = 1 ]; then
 	rc=$?
 	cat "$out/selftests-build.log"
 	tap gates "$rc" "selftests build with -Werror"
+fi
+
+if [ "$unit" = 1 ]; then
+	echo "== reader unit tests (host)"
+	make -s -C userspace check >"$out/unit.tap" 2>&1
+	rc=$?
+	grep -E '^not ok|^# [0-9]+ of' "$out/unit.tap"
+	tap unit-exit "$rc" "make -C userspace check exits $rc"
 fi
 
 for name in $compile; do

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprof reader: the mapping and its validated copies, see snapshot.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "dev.h"
+#include "snapshot.h"
+#include "util.h"
+
+/* Header fields this reader uses: those of API 1.1, up to @drops_export. */
+#define HDR_NEED	(offsetof(struct kprof_mmap_header, drops_export) + \
+			 sizeof(((struct kprof_mmap_header *)0)->drops_export))
+
+/* Attempts at a consistent copy, and the pause between two. */
+#define COPY_TRIES	50
+#define COPY_PAUSE_NS	200000
+
+#define INFO_NEED	(offsetof(struct kprof_info, mmap_size) + \
+			 sizeof(((struct kprof_info *)0)->mmap_size))
+
+int kp_map_open(int fd, const struct kprof_info *info, struct kp_map *map)
+{
+	void *p;
+
+	map->base = NULL;
+	map->size = 0;
+	if (info->size < INFO_NEED || !info->mmap_size) {
+		kp_err("kprofmod %.*s (API %u.%u) publishes no data mapping: TCP latency needs API %u.1 or later",
+		       KPROF_VERSION_LEN, info->version, info->api_major,
+		       info->api_minor, KPROF_API_MAJOR);
+		return -1;
+	}
+	if (info->mmap_size < HDR_NEED || info->mmap_size > SIZE_MAX / 2) {
+		kp_err("kprofmod reports an implausible mapping size of %llu bytes",
+		       (unsigned long long)info->mmap_size);
+		return -1;
+	}
+	p = mmap(NULL, info->mmap_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		kprof_dev_perror("mmap", errno);
+		return -1;
+	}
+	map->base = p;
+	map->size = info->mmap_size;
+	return 0;
+}
+
+void kp_map_close(struct kp_map *map)
+{
+	if (map->base)
+		munmap((void *)map->base, map->size);
+	map->base = NULL;
+	map->size = 0;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+struct region {
+	const char *name;
+	uint64_t off;
+	uint64_t len;
+};
+
+/*
+ * @nr records of @size bytes at @off: inside [header, mapping end)
+ * without overflow.
+ */
+static int check_region(struct region *r, const char *name, uint64_t off,
+			uint64_t nr, uint64_t size, uint64_t hdr_size,
+			uint64_t map_size, char *err, size_t errlen)
+{
+	uint64_t len, end;
+
+	r->name = name;
+	r->off = off;
+	if (__builtin_mul_overflow(nr, size, &len) ||
+	    __builtin_add_overflow(off, len, &end))
+		return bad(err, errlen,
+			   "%s: offset %" PRIu64 " + %" PRIu64 " x %" PRIu64 " bytes overflows",
+			   name, off, nr, size);
+	r->len = len;
+	if (!len)
+		return 0;
+	if (off < hdr_size)
+		return bad(err, errlen,
+			   "%s at offset %" PRIu64 " overlap the %" PRIu64 "-byte header",
+			   name, off, hdr_size);
+	if (end > map_size)
+		return bad(err, errlen,
+			   "%s end at %" PRIu64 ", past the %" PRIu64 "-byte mapping",
+			   name, end, map_size);
+	return 0;
+}
+
+static int check_overlap(const struct region *a, const struct region *b,
+			 char *err, size_t errlen)
+{
+	if (!a->len || !b->len)
+		return 0;
+	if (a->off < b->off + b->len && b->off < a->off + a->len)
+		return bad(err, errlen,
+			   "%s [%" PRIu64 ", +%" PRIu64 ") overlap %s [%" PRIu64 ", +%" PRIu64 ")",
+			   a->name, a->off, a->len, b->name, b->off, b->len);
+	return 0;
+}
+
+/* Validate a copy of the header against a mapping of @size bytes. */
+static int check_header(const struct kprof_mmap_header *h, uint64_t size,
+			char *err, size_t errlen)
+{
+	struct region rows = { 0 }, stacks = { 0 }, strings = { 0 };
+	int ret;
+
+	if (h->magic != KPROF_MMAP_MAGIC)
+		return bad(err, errlen, "bad magic 0x%08x (want 0x%08x)",
+			   h->magic, KPROF_MMAP_MAGIC);
+	if (h->api_major != KPROF_API_MAJOR)
+		return bad(err, errlen,
+			   "mapping speaks API %u.%u, this kprof speaks %u.%u",
+			   h->api_major, h->api_minor, KPROF_API_MAJOR,
+			   KPROF_API_MINOR);
+	if (h->header_size < HDR_NEED)
+		return bad(err, errlen, "header_size %u is below the %zu bytes this kprof needs",
+			   h->header_size, HDR_NEED);
+	if (h->header_size > size)
+		return bad(err, errlen, "header_size %u is larger than the %" PRIu64 "-byte mapping",
+			   h->header_size, size);
+	if (h->mmap_size != size)
+		return bad(err, errlen, "header says mmap_size %llu, the mapping has %" PRIu64 " bytes",
+			   (unsigned long long)h->mmap_size, size);
+	if (h->hist_buckets != KPROF_HIST_BUCKETS ||
+	    h->hist_sub_bits != KPROF_HIST_SUB_BITS)
+		return bad(err, errlen,
+			   "histograms of %u buckets with %u sub-bits, this kprof knows %u with %u",
+			   h->hist_buckets, h->hist_sub_bits, KPROF_HIST_BUCKETS,
+			   KPROF_HIST_SUB_BITS);
+	if (h->tcp_row_size < sizeof(struct kprof_tcp_row))
+		return bad(err, errlen, "tcp_row_size %u is below sizeof(struct kprof_tcp_row) %zu",
+			   h->tcp_row_size, sizeof(struct kprof_tcp_row));
+	if (h->stack_size < sizeof(struct kprof_stack))
+		return bad(err, errlen, "stack_size %u is below sizeof(struct kprof_stack) %zu",
+			   h->stack_size, sizeof(struct kprof_stack));
+	if (h->strings_len > h->strings_cap)
+		return bad(err, errlen, "strings_len %u exceeds strings_cap %u",
+			   h->strings_len, h->strings_cap);
+
+	ret = check_region(&rows, "tcp rows", h->tcp_rows_off, h->nr_tcp_rows,
+			   h->tcp_row_size, h->header_size, size, err, errlen);
+	if (!ret)
+		ret = check_region(&stacks, "stacks", h->stacks_off,
+				   h->nr_stacks, h->stack_size, h->header_size,
+				   size, err, errlen);
+	if (!ret)
+		ret = check_region(&strings, "strings", h->strings_off,
+				   h->strings_cap, 1, h->header_size, size,
+				   err, errlen);
+	if (!ret)
+		ret = check_overlap(&rows, &stacks, err, errlen);
+	if (!ret)
+		ret = check_overlap(&rows, &strings, err, errlen);
+	if (!ret)
+		ret = check_overlap(&stacks, &strings, err, errlen);
+	return ret;
+}
+
+int kp_stack_check(const struct kprof_stack *st, const char *strings,
+		   size_t len, char *err, size_t errlen)
+{
+	const char *nul;
+	size_t off = st->ksyms_off;
+	unsigned int i;
+
+	if (!st->id)
+		return bad(err, errlen, "a stack has ID 0");
+	if (st->nr_kernel > KPROF_MAX_KERNEL_FRAMES ||
+	    st->nr_user > KPROF_MAX_USER_FRAMES)
+		return bad(err, errlen,
+			   "stack ID %u has %u kernel and %u user frames (at most %u and %u)",
+			   st->id, st->nr_kernel, st->nr_user,
+			   KPROF_MAX_KERNEL_FRAMES, KPROF_MAX_USER_FRAMES);
+	for (i = 0; i < st->nr_kernel; i++) {
+		if (off >= len)
+			return bad(err, errlen,
+				   "stack ID %u: kernel frame %u at string offset %zu, outside the %zu-byte string area",
+				   st->id, i, off, len);
+		nul = memchr(strings + off, '\0', len - off);
+		if (!nul)
+			return bad(err, errlen,
+				   "stack ID %u: kernel frame %u is not NUL-terminated inside the string area",
+				   st->id, i);
+		off = nul + 1 - strings;
+	}
+	return 0;
+}
+
+const char *kp_stack_ksym(const struct kprof_stack *st, const char *strings,
+			  unsigned int i)
+{
+	const char *s = strings + st->ksyms_off;
+
+	while (i--)
+		s += strlen(s) + 1;
+	return s;
+}
+
+void kp_snapshot_free(struct kp_snapshot *snap)
+{
+	free(snap->rows);
+	free(snap->stacks);
+	free(snap->strings);
+	memset(snap, 0, sizeof(*snap));
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	uint32_t x = ((const struct kprof_stack *)a)->id;
+	uint32_t y = ((const struct kprof_stack *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+const struct kprof_stack *kp_snapshot_stack(const struct kp_snapshot *snap,
+					    uint32_t id)
+{
+	struct kprof_stack key = { .id = id };
+
+	if (!snap->nr_stacks)
+		return NULL;
+	return bsearch(&key, snap->stacks, snap->nr_stacks,
+		       sizeof(*snap->stacks), cmp_stack);
+}
+
+/* Copy the regions the validated header @h describes out of @buf. */
+static int copy_regions(const char *buf, const struct kprof_mmap_header *h,
+			struct kp_snapshot *snap)
+{
+	uint32_t i;
+
+	snap->rows = calloc(h->nr_tcp_rows ? h->nr_tcp_rows : 1,
+			    sizeof(*snap->rows));
+	snap->stacks = calloc(h->nr_stacks ? h->nr_stacks : 1,
+			      sizeof(*snap->stacks));
+	snap->strings = malloc((size_t)h->strings_len + 1);
+	if (!snap->rows || !snap->stacks || !snap->strings)
+		return -ENOMEM;
+	for (i = 0; i < h->nr_tcp_rows; i++)
+		memcpy(&snap->rows[i],
+		       buf + h->tcp_rows_off + (uint64_t)i * h->tcp_row_size,
+		       sizeof(*snap->rows));
+	for (i = 0; i < h->nr_stacks; i++)
+		memcpy(&snap->stacks[i],
+		       buf + h->stacks_off + (uint64_t)i * h->stack_size,
+		       sizeof(*snap->stacks));
+	memcpy(snap->strings, buf + h->strings_off, h->strings_len);
+	snap->strings[h->strings_len] = '\0';
+	snap->nr_rows = h->nr_tcp_rows;
+	snap->nr_stacks = h->nr_stacks;
+	snap->strings_len = h->strings_len;
+	return 0;
+}
+
+static void fill_counters(struct kp_snapshot *snap,
+			  const struct kprof_mmap_header *h, uint64_t gen)
+{
+	snap->generation = gen;
+	snap->api_major = h->api_major;
+	snap->api_minor = h->api_minor;
+	snap->start_ns = h->interval_start_ns;
+	snap->end_ns = h->interval_end_ns;
+	snap->requests = h->requests;
+	snap->abandoned = h->abandoned;
+	snap->drops_inflight = h->drops_inflight;
+	snap->drops_rows = h->drops_rows;
+	snap->drops_stacks = h->drops_stacks;
+	snap->drops_export = h->drops_export;
+	/* a 1.1 module has zero (reserved) there */
+	if (h->header_size >= offsetof(struct kprof_mmap_header, stack_resets) +
+			      sizeof(h->stack_resets))
+		snap->stack_resets = h->stack_resets;
+}
+
+static void pause_briefly(void)
+{
+	struct timespec ts = { 0, COPY_PAUSE_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
+		     char *err, size_t errlen)
+{
+	const struct kprof_mmap_header *shared = buf;
+	struct kprof_mmap_header h;
+	uint64_t g1 = 0, g2;
+	bool odd = false;
+	unsigned int try;
+	uint32_t i;
+	int ret;
+
+	memset(snap, 0, sizeof(*snap));
+	if (size < HDR_NEED)
+		return bad(err, errlen,
+			   "a %zu-byte mapping cannot hold the %zu-byte header",
+			   size, HDR_NEED);
+
+	for (try = 0; try < COPY_TRIES; try++) {
+		if (try)
+			pause_briefly();
+		g1 = __atomic_load_n(&shared->generation, __ATOMIC_ACQUIRE);
+		odd = g1 & 1;
+		if (odd)
+			continue;
+
+		/* Validate a private copy: the mapping may change under us. */
+		memset(&h, 0, sizeof(h));
+		memcpy(&h, buf, size < sizeof(h) ? size : sizeof(h));
+		if (h.header_size < sizeof(h) && h.header_size >= HDR_NEED)
+			memset((char *)&h + h.header_size, 0,
+			       sizeof(h) - h.header_size);
+		ret = check_header(&h, size, err, errlen);
+		if (!ret)
+			ret = copy_regions(buf, &h, snap);
+
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		g2 = __atomic_load_n(&shared->generation, __ATOMIC_RELAXED);
+		if (g1 != g2) {
+			/* Torn: whatever we saw or copied may be garbage. */
+			kp_snapshot_free(snap);
+			continue;
+		}
+		if (ret)
+			goto fail;
+
+		/* A consistent copy: validate what refers into the strings. */
+		for (i = 0; i < snap->nr_stacks; i++) {
+			ret = kp_stack_check(&snap->stacks[i], snap->strings,
+					     snap->strings_len, err, errlen);
+			if (ret)
+				goto fail;
+		}
+		qsort(snap->stacks, snap->nr_stacks, sizeof(*snap->stacks),
+		      cmp_stack);
+		fill_counters(snap, &h, g1);
+		return 0;
+	}
+	if (errlen) {
+		if (odd)
+			snprintf(err, errlen,
+				 "generation %" PRIu64 " stayed odd: the module never finished writing the interval",
+				 g1);
+		else
+			snprintf(err, errlen,
+				 "the mapping kept changing while being copied (generation %" PRIu64 ")",
+				 g1);
+	}
+	return -EAGAIN;
+fail:
+	kp_snapshot_free(snap);
+	if (ret == -ENOMEM && errlen)
+		snprintf(err, errlen, "out of memory copying the interval");
+	return ret;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprof reader: user-space symbolization with libdwfl, see symbolize.h. */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+/*
+ * Processes with a Dwfl at once; the least recently used goes first.  A
+ * Dwfl keeps the files of the modules it looked into open (two
+ * descriptors each, as of elfutils 0.188).
+ */
+#define KP_SYM_PROCS	32
+
+struct kp_proc {
+	pid_t tgid;		/* 0: free slot */
+	Dwfl *dwfl;		/* NULL: process unreadable (gone) */
+	uint64_t used;		/* kp_sym.clock at last use */
+	uint64_t read_tick;	/* kp_sym.tick when /proc was last read */
+};
+
+struct kp_sym {
+	struct kp_proc procs[KP_SYM_PROCS];
+	uint64_t clock;
+	uint64_t tick;
+};
+
+/*
+ * The process whose modules are being looked up: find_elf below opens a
+ * mapping's file through /proc/PID/root, so that processes in another
+ * mount namespace (containers) or chroot resolve their own files.
+ */
+static pid_t kp_sym_cur_pid;
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+		    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (name[0] == '/' && kp_sym_cur_pid > 0 &&
+	    snprintf(path, sizeof(path), "/proc/%d/root%s", kp_sym_cur_pid,
+		     name) < (int)sizeof(path) &&
+	    !stat(path, &st) && S_ISREG(st.st_mode)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*file_name = strdup(path);
+			if (*file_name)
+				return fd;
+			close(fd);
+		}
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name,
+					elfp);
+}
+
+static const Dwfl_Callbacks kp_dwfl_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/*
+ * A profiler must not stall on network look-ups of debug info: debuginfod
+ * (DEBUGINFOD_URLS) only when asked for with KPROF_DEBUGINFOD=1.  The
+ * open module files need more descriptors than the usual soft limit of
+ * 1024 may leave: raise it to the hard limit, as perf does.
+ */
+struct kp_sym *kp_sym_new(void)
+{
+	const char *dbg = getenv("KPROF_DEBUGINFOD");
+	struct rlimit rl;
+
+	if (!dbg || strcmp(dbg, "1"))
+		unsetenv("DEBUGINFOD_URLS");
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return calloc(1, sizeof(struct kp_sym));
+}
+
+static void proc_drop(struct kp_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	memset(p, 0, sizeof(*p));
+}
+
+void kp_sym_free(struct kp_sym *sym)
+{
+	unsigned int i;
+
+	if (!sym)
+		return;
+	for (i = 0; i < KP_SYM_PROCS; i++)
+		proc_drop(&sym->procs[i]);
+	free(sym);
+}
+
+void kp_sym_tick(struct kp_sym *sym)
+{
+	sym->tick++;
+}
+
+/* (Re)build @p's module list from /proc/PID/maps; dwfl NULL if gone. */
+static void proc_read(struct kp_sym *sym, struct kp_proc *p)
+{
+	p->read_tick = sym->tick;
+	if (!p->dwfl) {
+		p->dwfl = dwfl_begin(&kp_dwfl_callbacks);
+		if (!p->dwfl)
+			return;
+	}
+	dwfl_report_begin(p->dwfl);
+	if (dwfl_linux_proc_report(p->dwfl, p->tgid) != 0 ||
+	    dwfl_report_end(p->dwfl, NULL, NULL) != 0) {
+		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+	}
+}
+
+static struct kp_proc *proc_get(struct kp_sym *sym, pid_t tgid)
+{
+	struct kp_proc *p, *victim = &sym->procs[0];
+	unsigned int i;
+
+	sym->clock++;
+	for (i = 0; i < KP_SYM_PROCS; i++) {
+		p = &sym->procs[i];
+		if (p->tgid == tgid) {
+			p->used = sym->clock;
+			return p;
+		}
+		if (!p->tgid || (victim->tgid && p->used < victim->used))
+			victim = p;
+	}
+	proc_drop(victim);
+	victim->tgid = tgid;
+	victim->used = sym->clock;
+	proc_read(sym, victim);
+	return victim;
+}
+
+static const char *module_basename(const char *name, char *buf, size_t len)
+{
+	const char *slash;
+
+	if (!name)
+		return "?";
+	if (!strncmp(name, "[vdso", 5))
+		return "[vdso]";
+	slash = strrchr(name, '/');
+	snprintf(buf, len, "%s", slash ? slash + 1 : name);
+	return buf;
+}
+
+/* Look @addr up in @p; 1: function found, 0: module only, -1: nothing. */
+static int lookup(struct kp_proc *p, uint64_t addr, uint64_t ip,
+		  char *buf, size_t len)
+{
+	char base[128];
+	const char *fn, *modname;
+	Dwarf_Addr start;
+	Dwfl_Module *mod;
+	GElf_Off off;
+	GElf_Sym es;
+
+	if (!p->dwfl)
+		return -1;
+	mod = dwfl_addrmodule(p->dwfl, addr);
+	if (!mod)
+		return -1;
+	modname = module_basename(dwfl_module_info(mod, NULL, &start, NULL,
+						   NULL, NULL, NULL, NULL),
+				  base, sizeof(base));
+	fn = dwfl_module_addrinfo(mod, addr, &off, &es, NULL, NULL, NULL);
+	if (fn && *fn) {
+		/* Offset of @ip itself, not of the ip - 1 looked up. */
+		snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", fn,
+			 (uint64_t)off + (ip - addr), modname);
+		return 1;
+	}
+	snprintf(buf, len, KP_SYM_UNKNOWN " (%s+0x%" PRIx64 ")", modname,
+		 ip - (uint64_t)start);
+	return 0;
+}
+
+int kp_sym_user(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
+		char *buf, size_t len)
+{
+	uint64_t addr = ret_addr && ip ? ip - 1 : ip;
+	struct kp_proc *p;
+	int found;
+
+	snprintf(buf, len, KP_SYM_UNKNOWN);
+	if (!sym || tgid <= 0 || !ip)
+		return -1;
+	kp_sym_cur_pid = tgid;
+	p = proc_get(sym, tgid);
+	found = lookup(p, addr, ip, buf, len);
+	if (found < 0 && p->read_tick != sym->tick) {
+		/* A mapping added since we read the maps (dlopen)? */
+		proc_read(sym, p);
+		found = lookup(p, addr, ip, buf, len);
+	}
+	kp_sym_cur_pid = 0;
+	if (found < 0)
+		snprintf(buf, len, KP_SYM_UNKNOWN);
+	return found == 1 ? 0 : -1;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof reader: user addresses of a process to "function+0xoff (module)"
+ * with elfutils' libdwfl.  One Dwfl per process, built from its
+ * /proc/PID/maps when first needed and rebuilt on a miss at most once per
+ * interval (kp_sym_tick()).  A process or mapping that is gone gives
+ * "[unknown]"; nothing here fails harder than that.
+ */
+#ifndef KPROF_READER_SYMBOLIZE_H
+#define KPROF_READER_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define KP_SYM_UNKNOWN	"[unknown]"
+
+/* Room for a symbolized frame; longer names are truncated. */
+#define KP_SYM_LEN	256
+
+struct kp_sym;
+
+/* NULL only when out of memory. */
+struct kp_sym *kp_sym_new(void);
+void kp_sym_free(struct kp_sym *sym);
+
+/* A new interval: each process may be re-read once more on a miss. */
+void kp_sym_tick(struct kp_sym *sym);
+
+/*
+ * Symbolize @ip in process @tgid into @buf: "func+0x1a (libc.so.6)",
+ * "[unknown] (app+0x1234)" for an address in a module without a symbol
+ * for it, or "[unknown]".  @ret_addr: @ip is a return address (every user
+ * frame but the leaf), looked up as ip - 1 so that a call at the very end
+ * of a function is attributed to it.  Returns 0 if a function was found,
+ * -1 otherwise.
+ */
+int kp_sym_user(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
+		char *buf, size_t len);
+
+#endif

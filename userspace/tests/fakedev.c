@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LD_PRELOAD shim for the command-line tests: a fake /dev/kprof.  open()
+ * of $KPROF_FAKE_DEVICE (default /fake/kprof) gives a memfd standing for
+ * the device; ioctl() and mmap() on it behave like kprofmod publishing a
+ * fixed set of rows each interval.  Every call is logged, one line each,
+ * to $KPROF_FAKE_LOG.
+ *
+ * Knobs: KPROF_FAKE_RUNNING=1 (tracing already on), KPROF_FAKE_OLD=1 (API
+ * 1.0: no mapping), KPROF_FAKE_FEATURES=N, KPROF_FAKE_CORRUPT=N (the Nth
+ * snapshot publishes a corrupt layout), KPROF_FAKE_STEAL=N (the Nth
+ * snapshot is overwritten by "another reader"), KPROF_FAKE_START_ERRNO=N.
+ */
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kprof.h>
+
+#define MAP_SIZE	(64 * 1024)
+#define ROWS_OFF	256
+#define NR_ROWS		4
+
+static int fake_fd = -1;
+static char *region;
+static uint64_t generation;
+static unsigned int snapshots;
+static struct kprof_config config = { .size = sizeof(config) };
+static unsigned int running;
+
+static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fake_log(const char *fmt, ...)
+{
+	const char *path = getenv("KPROF_FAKE_LOG");
+	va_list ap;
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+static long env_num(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtol(v, NULL, 0) : dflt;
+}
+
+static const char *device(void)
+{
+	const char *p = getenv("KPROF_FAKE_DEVICE");
+
+	return p && *p ? p : "/fake/kprof";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int fake_open(void)
+{
+	fake_fd = memfd_create("kprof-fake", MFD_CLOEXEC);
+	if (fake_fd < 0)
+		return -1;
+	if (!region) {
+		region = mmap(NULL, MAP_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (region == MAP_FAILED) {
+			region = NULL;
+			return -1;
+		}
+		memset(region, 0, MAP_SIZE);
+	}
+	running = env_num("KPROF_FAKE_RUNNING", 0) ? KPROF_RUN_TCP : 0;
+	fake_log("open");
+	return fake_fd;
+}
+
+int open(const char *path, int flags, ...)
+{
+	static int (*real)(const char *, int, ...);
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & O_CREAT) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!strcmp(path, device()))
+		return fake_open();
+	if (!real)
+		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+	return real(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	static int (*real)(const char *, int, ...);
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & O_CREAT) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!strcmp(path, device()))
+		return fake_open();
+	if (!real)
+		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+	return real(path, flags, mode);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real)(void *, size_t, int, int, int, off_t);
+
+	if (fd >= 0 && fd == fake_fd) {
+		fake_log("mmap len=%zu prot=%d", len, prot);
+		if (prot & PROT_WRITE) {
+			errno = EPERM;
+			return MAP_FAILED;
+		}
+		if (off || len != MAP_SIZE) {
+			errno = EINVAL;
+			return MAP_FAILED;
+		}
+		return region;
+	}
+	if (!real)
+		real = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
+	return real(addr, len, prot, flags, fd, off);
+}
+
+/* --- the published interval ------------------------------------------------ */
+
+static const char ksyms[] =
+	"tcp_sendmsg+0x0/0x50\0inet_sendmsg+0x3c/0x70\0__sys_sendto+0x11c/0x190\0";
+
+static void fill_row(struct kprof_tcp_row *r, uint32_t stack_id, int family,
+		     const char *addr, unsigned int port, unsigned int role,
+		     unsigned int count, uint64_t base_ns)
+{
+	unsigned int i;
+	uint64_t v;
+
+	memset(r, 0, sizeof(*r));
+	r->stack_id = stack_id;
+	r->family = family;
+	r->rport = port;
+	inet_pton(family, addr, r->raddr);
+	r->role = role;
+	r->count = count;
+	r->min_ns = UINT64_MAX;
+	for (i = 0; i < count; i++) {
+		v = base_ns + base_ns * i / count;	/* base .. 2 * base */
+		r->sum_ns += v;
+		r->min_ns = v < r->min_ns ? v : r->min_ns;
+		r->max_ns = v > r->max_ns ? v : r->max_ns;
+		/* index() of the uapi comment */
+		{
+			unsigned int msb = 63 - __builtin_clzll(v);
+			unsigned int b = v < 8 ? v :
+				(msb - 2) * 8 + ((v >> (msb - 3)) & 7);
+
+			r->hist[b < KPROF_HIST_BUCKETS ? b : KPROF_HIST_BUCKETS - 1]++;
+		}
+	}
+}
+
+static void fill_stack7(struct kprof_stack *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->id = 7;
+	st->tgid = getpid();		/* this very process: symbolizable */
+	st->nr_kernel = 3;
+	st->ksyms_off = 0;
+	st->nr_user = 3;
+	st->user_ips[0] = (uintptr_t)getpid;
+	st->user_ips[1] = (uintptr_t)nanosleep + 1;	/* a return address */
+	st->user_ips[2] = 0x1000;			/* nothing mapped */
+	memcpy(st->comm, "fake-client", 12);
+}
+
+static void publish(void)
+{
+	struct kprof_mmap_header *h = (void *)region;
+	struct kprof_tcp_row *rows = (void *)(region + ROWS_OFF);
+	uint64_t stacks_off = ROWS_OFF + NR_ROWS * sizeof(*rows);
+	uint64_t strings_off = stacks_off + sizeof(struct kprof_stack);
+	static uint64_t last_end;
+	uint64_t end = now_ns();
+
+	__atomic_store_n(&h->generation, generation + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	generation += 2;
+	h->magic = KPROF_MMAP_MAGIC;
+	h->header_size = sizeof(*h);
+	h->api_major = KPROF_API_MAJOR;
+	h->api_minor = KPROF_API_MINOR;
+	h->mmap_size = MAP_SIZE;
+	h->interval_start_ns = last_end ? last_end : end - 1000000;
+	h->interval_end_ns = end;
+	last_end = end;
+	h->tcp_rows_off = ROWS_OFF;
+	h->tcp_row_size = sizeof(*rows);
+	h->nr_tcp_rows = NR_ROWS;
+	h->stacks_off = stacks_off;
+	h->stack_size = sizeof(struct kprof_stack);
+	h->nr_stacks = 1;		/* 12 and 99 are not in the mapping */
+	h->strings_off = strings_off;
+	h->strings_len = sizeof(ksyms) - 1;
+	h->strings_cap = 1024;
+	h->hist_buckets = KPROF_HIST_BUCKETS;
+	h->hist_sub_bits = KPROF_HIST_SUB_BITS;
+	h->requests = 100 + 10 + 5 + 1;
+	h->abandoned = 2;
+	h->drops_inflight = 0;
+	h->drops_rows = 3;
+	h->drops_stacks = 0;
+	h->drops_export = 0;
+	fill_row(&rows[0], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CLIENT,
+		 100, 1000000);				/* total ~150 ms */
+	fill_row(&rows[1], 7, AF_INET6, "2001:db8::1", 8080,
+		 KPROF_ROLE_SERVER, 10, 30000000);	/* ~450 ms */
+	fill_row(&rows[2], 12, AF_INET6, "::ffff:127.0.0.1", 80,
+		 KPROF_ROLE_CLIENT, 5, 2000);		/* ~15 us */
+	fill_row(&rows[3], 99, AF_INET, "192.168.1.1", 5432,
+		 KPROF_ROLE_CLIENT, 1, 5);		/* 5 ns */
+	fill_stack7((void *)(region + stacks_off));
+	memcpy(region + strings_off, ksyms, sizeof(ksyms) - 1);
+	if (snapshots == env_num("KPROF_FAKE_CORRUPT", 0))
+		h->strings_len = h->strings_cap + 1;
+	__atomic_store_n(&h->generation, generation, __ATOMIC_RELEASE);
+	if (snapshots == env_num("KPROF_FAKE_STEAL", 0)) {
+		/* Another reader's snapshot lands before we read ours. */
+		generation += 2;
+		__atomic_store_n(&h->generation, generation, __ATOMIC_RELEASE);
+	}
+}
+
+/* --- ioctls ---------------------------------------------------------------- */
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static void ports(char *buf, size_t len, const uint16_t *p, unsigned int n)
+{
+	size_t used = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%u", i ? "," : "",
+				 p[i]);
+}
+
+static int get_stack(struct kprof_stack_query *q)
+{
+	static const char k12[] = "tcp_recvmsg+0x0/0x1e0\0inet_recvmsg+0x5a/0x120\0";
+	uint32_t id = q->id;
+
+	fake_log("GET_STACK id=%u", id);
+	if (q->size != sizeof(*q))
+		return fail(EINVAL);
+	memset(&q->stack, 0, sizeof(*q) - offsetof(struct kprof_stack_query, stack));
+	if (id == 7) {
+		fill_stack7(&q->stack);
+		memcpy(q->ksyms, ksyms, sizeof(ksyms));
+		return 0;
+	}
+	if (id == 12) {
+		q->stack.id = 12;
+		q->stack.nr_kernel = 2;
+		memcpy(q->ksyms, k12, sizeof(k12));
+		memcpy(q->stack.comm, "kworker/0:1", 11);
+		return 0;
+	}
+	return fail(ENOENT);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static int (*real)(int, unsigned long, ...);
+	struct kprof_info *info;
+	struct kprof_config *cfg;
+	struct kprof_ctl *ctl;
+	struct kprof_snapshot *snap;
+	char rp[128], lp[128];
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd < 0 || fd != fake_fd) {
+		if (!real)
+			real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+		return real(fd, req, arg);
+	}
+
+	switch (req) {
+	case KPROF_IOC_GET_INFO:
+		info = arg;
+		fake_log("GET_INFO");
+		memset(info, 0, sizeof(*info));
+		info->api_major = KPROF_API_MAJOR;
+		info->nr_cpu_ids = 2;
+		info->nr_online_cpus = 2;
+		snprintf(info->version, sizeof(info->version), "0.0.0-fake");
+		if (env_num("KPROF_FAKE_OLD", 0)) {
+			info->size = KPROF_INFO_SIZE_VER0;
+			return 0;
+		}
+		info->size = sizeof(*info);
+		info->api_minor = KPROF_API_MINOR;
+		info->features = env_num("KPROF_FAKE_FEATURES",
+					 KPROF_FEAT_TCP_LATENCY |
+					 KPROF_FEAT_USER_STACKS |
+					 KPROF_FEAT_KSYMS);
+		info->attach = KPROF_ATTACH_TCP_SENDMSG |
+			       KPROF_ATTACH_TCP_CLEANUP_RBUF |
+			       KPROF_ATTACH_TCP_DESTROY_SOCK;
+		info->running = running;
+		info->mmap_size = MAP_SIZE;
+		info->tcp_rows_max = 1024;
+		info->stacks_max = 1024;
+		info->inflight_max = 4096;
+		return 0;
+	case KPROF_IOC_SET_CONFIG:
+		cfg = arg;
+		if (cfg->size != sizeof(*cfg))
+			return fail(EINVAL);
+		ports(rp, sizeof(rp), cfg->rports, cfg->nr_rports);
+		ports(lp, sizeof(lp), cfg->lports, cfg->nr_lports);
+		fake_log("SET_CONFIG tgid=%u roles=%u families=%u threshold_ns=%llu rports=%s lports=%s",
+		     cfg->tgid, cfg->roles, cfg->families,
+		     (unsigned long long)cfg->threshold_ns, rp, lp);
+		if (cfg->nr_rports > KPROF_MAX_PORTS ||
+		    cfg->nr_lports > KPROF_MAX_PORTS || cfg->roles & ~6 ||
+		    cfg->families & ~3 || cfg->threshold_ns > 100000000000ULL)
+			return fail(EINVAL);
+		config = *cfg;
+		return 0;
+	case KPROF_IOC_GET_CONFIG:
+		fake_log("GET_CONFIG");
+		cfg = arg;
+		*cfg = config;
+		/* Someone else's configuration. */
+		cfg->tgid = 4242;
+		return 0;
+	case KPROF_IOC_START:
+	case KPROF_IOC_STOP:
+		ctl = arg;
+		fake_log("%s what=%u", req == KPROF_IOC_START ? "START" : "STOP",
+		     ctl->what);
+		if (req == KPROF_IOC_START && env_num("KPROF_FAKE_START_ERRNO", 0))
+			return fail(env_num("KPROF_FAKE_START_ERRNO", 0));
+		if (req == KPROF_IOC_START)
+			running |= ctl->what;
+		else
+			running &= ~ctl->what;
+		return 0;
+	case KPROF_IOC_SNAPSHOT:
+		snap = arg;
+		snapshots++;
+		publish();
+		snap->generation = generation;
+		if (snapshots == env_num("KPROF_FAKE_STEAL", 0))
+			snap->generation -= 2;
+		fake_log("SNAPSHOT %u gen=%llu", snapshots,
+		     (unsigned long long)snap->generation);
+		return 0;
+	case KPROF_IOC_GET_STACK:
+		return get_stack(arg);
+	}
+	fake_log("ioctl 0x%lx", req);
+	return fail(ENOTTY);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof reader host tests: a minimal TAP harness.  Each t_*.c exports a
+ * table of tests; a test fails if any EXPECT() in it failed.
+ */
+#ifndef KPROF_READER_TESTS_UNIT_H
+#define KPROF_READER_TESTS_UNIT_H
+
+#include <stdint.h>
+
+struct kp_test {
+	const char *name;
+	void (*fn)(void);
+};
+
+/* Failed EXPECT()s of the running test. */
+extern unsigned int kp_test_fails;
+
+/* "# ..." on stdout; at most a few per test so loops cannot flood. */
+void kp_test_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define EXPECT(cond, fmt, ...)						\
+	({								\
+		int ok_ = !!(cond);					\
+		if (!ok_) {						\
+			kp_test_fails++;				\
+			kp_test_diag("%s:%d: %s: " fmt, __FILE__,	\
+				     __LINE__, #cond, ##__VA_ARGS__);	\
+		}							\
+		ok_;							\
+	})
+
+/* xorshift64*: reproducible pseudo-random numbers. */
+uint64_t kp_test_rand(void);
+double kp_test_uniform(void);	/* [0, 1) */
+
+extern const struct kp_test t_hist[];
+extern const struct kp_test t_addr[];
+extern const struct kp_test t_units[];
+extern const struct kp_test t_snapshot[];
+extern const struct kp_test t_symbolize[];
+
+#endif
