@@ -21,6 +21,8 @@ extern unsigned int kprof_tcp_rows_max;
 extern unsigned int kprof_stacks_max;
 extern unsigned int kprof_inflight_max;
 extern unsigned int kprof_strings_kb;
+extern unsigned int kprof_cpu_samples;
+extern unsigned int kprof_sample_rows_max;
 
 /* kprof_dev.c: the /dev/kprof misc device and its ioctl dispatch. */
 int kprof_dev_init(void);
@@ -40,9 +42,11 @@ struct kprof_stack_entry {
 
 int kprof_stacks_init(void);
 void kprof_stacks_exit(void);
-u32 kprof_stack_capture(unsigned long probe_addr, bool *dropped);
+u32 kprof_stack_capture(struct pt_regs *regs, unsigned long probe_addr,
+			bool *dropped);
 void kprof_stacks_reset(void);
 u32 kprof_stacks_used(void);
+u32 kprof_stacks_resets(void);
 struct kprof_stack_entry *kprof_stack_get(u32 id);
 int kprof_stack_ksyms(struct kprof_stack_entry *e);
 
@@ -65,6 +69,22 @@ enum kprof_counter {
 	KPROF_CNT_NR
 };
 
+/* Counters only the sampling handler writes (it may interrupt probes). */
+enum kprof_sample_counter {
+	KPROF_SCNT_SAMPLES,
+	KPROF_SCNT_IDLE,
+	KPROF_SCNT_DROPS,
+	KPROF_SCNT_DROPS_STACKS,
+	KPROF_SCNT_NR
+};
+
+struct kprof_cpu_slot {
+	u32 stack_id;
+	u32 tgid;
+	u64 samples;
+	char comm[16];
+};
+
 struct kprof_tcp_slot {
 	struct kprof_tcp_key key;
 	u64 count;
@@ -78,13 +98,17 @@ int kprof_agg_init(void);
 void kprof_agg_exit(void);
 void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns);
 void kprof_agg_count(enum kprof_counter c);
+void kprof_agg_sample(u32 stack_id, u32 tgid, const char *comm);
+void kprof_agg_sample_count(enum kprof_sample_counter c);
 unsigned int kprof_hist_index(u64 v);
 /* Snapshot side, serialised by the caller. */
 typedef void (*kprof_row_fn_t)(const struct kprof_tcp_slot *s, void *arg);
+typedef void (*kprof_cpu_row_fn_t)(const struct kprof_cpu_slot *s, void *arg);
 void kprof_agg_close_interval(void);
-void kprof_agg_drain_closed(kprof_row_fn_t fn, void *arg, u64 *counters);
+void kprof_agg_drain_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
+			    void *arg, u64 *counters, u64 *scounters);
 void kprof_agg_clear(void);
-void kprof_agg_totals(u64 *counters);
+void kprof_agg_totals(u64 *counters, u64 *scounters);
 
 /* kprof_export.c: the mmap region and interval publication. */
 int kprof_export_init(void);
@@ -93,6 +117,7 @@ u64 kprof_export_size(void);
 int kprof_export_mmap(struct file *file, struct vm_area_struct *vma);
 int kprof_export_snapshot(u64 *generation);
 u64 kprof_export_drops(void);
+u64 kprof_export_sample_drops(void);
 u64 kprof_export_snapshots(void);
 
 /* kprof_ctl.c: the control operations, serialised by one mutex. */
@@ -106,6 +131,15 @@ void kprof_ctl_get_config(struct kprof_config *cfg);
 int kprof_ctl_snapshot(u64 *generation);
 void kprof_ctl_stats(struct kprof_stats *st);
 int kprof_ctl_get_stack(struct kprof_stack_query *q);
+
+/* kprof_sample.c: CPU stack sampling with per-CPU perf events. */
+void kprof_sample_exit(void);
+int kprof_sample_start(void);
+void kprof_sample_stop(void);
+bool kprof_sample_running(void);
+bool kprof_sample_hw(void);
+u32 kprof_sample_hz(void);
+int kprof_sample_set_hz(u32 hz);
 
 /* kprof_tcp.c: request/response latency from kprobes. */
 int kprof_tcp_init(void);

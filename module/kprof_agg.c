@@ -5,7 +5,8 @@
  * Each CPU owns two preallocated interval tables; handlers write only the
  * current CPU's table of the current epoch, with no lock and no atomic: a
  * handler runs with preemption off and kprobe handlers never nest on a
- * CPU.  Closing an interval flips the epoch and waits for every handler
+ * CPU.  The sampling handler, which may interrupt a kprobe handler, has
+ * rows and counters of its own.  Closing an interval flips the epoch and waits for every handler
  * that may still see the old one (an RCU-sched grace period), after which
  * the old tables are quiescent and can be read and cleared.  So no
  * request is lost or counted twice across the boundary.
@@ -30,6 +31,11 @@ struct kprof_interval {
 	u32 *used;			/* indices of used rows */
 	u32 nr_used;
 	u64 counters[KPROF_CNT_NR];
+	/* written by the sampling handler only */
+	struct kprof_cpu_slot *srows;	/* open addressing, samples 0 = free */
+	u32 *sused;
+	u32 nr_sused;
+	u64 scounters[KPROF_SCNT_NR];
 };
 
 struct kprof_cpu {
@@ -40,6 +46,7 @@ static struct kprof_cpu __percpu *kprof_cpus;
 static unsigned int kprof_epoch;
 /* Counters of closed intervals, under the caller's serialisation. */
 static u64 kprof_closed_totals[KPROF_CNT_NR];
+static u64 kprof_closed_stotals[KPROF_SCNT_NR];
 
 unsigned int kprof_hist_index(u64 v)
 {
@@ -97,6 +104,38 @@ add:
 	iv->counters[KPROF_CNT_REQUESTS]++;
 }
 
+void kprof_agg_sample_count(enum kprof_sample_counter c)
+{
+	kprof_cur_interval()->scounters[c]++;
+}
+
+void kprof_agg_sample(u32 stack_id, u32 tgid, const char *comm)
+{
+	struct kprof_interval *iv = kprof_cur_interval();
+	struct kprof_cpu_slot *s;
+	u32 slot, i;
+
+	slot = jhash_2words(stack_id, tgid, 0) % kprof_cpu_samples;
+	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_cpu_samples; i++) {
+		s = &iv->srows[slot];
+		if (!s->samples) {
+			s->stack_id = stack_id;
+			s->tgid = tgid;
+			memcpy(s->comm, comm, sizeof(s->comm));
+			iv->sused[iv->nr_sused++] = slot;
+			goto add;
+		}
+		if (s->stack_id == stack_id && s->tgid == tgid)
+			goto add;
+		if (++slot == kprof_cpu_samples)
+			slot = 0;
+	}
+	iv->scounters[KPROF_SCNT_DROPS]++;
+	return;
+add:
+	s->samples++;
+}
+
 /* Make the other table current and wait until no handler uses the old. */
 void kprof_agg_close_interval(void)
 {
@@ -112,13 +151,19 @@ static void kprof_interval_clear(struct kprof_interval *iv)
 		memset(&iv->rows[iv->used[i]], 0, sizeof(*iv->rows));
 	iv->nr_used = 0;
 	memset(iv->counters, 0, sizeof(iv->counters));
+	for (i = 0; i < iv->nr_sused; i++)
+		memset(&iv->srows[iv->sused[i]], 0, sizeof(*iv->srows));
+	iv->nr_sused = 0;
+	memset(iv->scounters, 0, sizeof(iv->scounters));
 }
 
 /*
- * Hand every row of the interval closed last to @fn, add its counters to
- * @counters and clear it.  Only after kprof_agg_close_interval().
+ * Hand every row of the interval closed last to @fn (TCP) and @cpu_fn
+ * (samples), add its counters to @counters and @scounters and clear it.
+ * Only after kprof_agg_close_interval().
  */
-void kprof_agg_drain_closed(kprof_row_fn_t fn, void *arg, u64 *counters)
+void kprof_agg_drain_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
+			    void *arg, u64 *counters, u64 *scounters)
 {
 	unsigned int old = (kprof_epoch - 1) & 1;
 	int cpu, c;
@@ -129,9 +174,15 @@ void kprof_agg_drain_closed(kprof_row_fn_t fn, void *arg, u64 *counters)
 
 		for (i = 0; fn && i < iv->nr_used; i++)
 			fn(&iv->rows[iv->used[i]], arg);
+		for (i = 0; cpu_fn && i < iv->nr_sused; i++)
+			cpu_fn(&iv->srows[iv->sused[i]], arg);
 		for (c = 0; c < KPROF_CNT_NR; c++) {
 			counters[c] += iv->counters[c];
 			kprof_closed_totals[c] += iv->counters[c];
+		}
+		for (c = 0; c < KPROF_SCNT_NR; c++) {
+			scounters[c] += iv->scounters[c];
+			kprof_closed_stotals[c] += iv->scounters[c];
 		}
 		kprof_interval_clear(iv);
 	}
@@ -140,28 +191,32 @@ void kprof_agg_drain_closed(kprof_row_fn_t fn, void *arg, u64 *counters)
 /* Forget both intervals (counters stay in the totals). */
 void kprof_agg_clear(void)
 {
-	u64 ignored[KPROF_CNT_NR];
+	u64 ignored[KPROF_CNT_NR], signored[KPROF_SCNT_NR];
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		kprof_agg_close_interval();
-		kprof_agg_drain_closed(NULL, NULL, ignored);
+		kprof_agg_drain_closed(NULL, NULL, NULL, ignored, signored);
 	}
 }
 
 /* Counters since load: closed intervals plus a racy read of open ones. */
-void kprof_agg_totals(u64 *counters)
+void kprof_agg_totals(u64 *counters, u64 *scounters)
 {
 	unsigned int cur = READ_ONCE(kprof_epoch) & 1;
 	int cpu, c;
 
 	for (c = 0; c < KPROF_CNT_NR; c++)
 		counters[c] = kprof_closed_totals[c];
+	for (c = 0; c < KPROF_SCNT_NR; c++)
+		scounters[c] = kprof_closed_stotals[c];
 	for_each_possible_cpu(cpu) {
 		struct kprof_interval *iv = &per_cpu_ptr(kprof_cpus, cpu)->iv[cur];
 
 		for (c = 0; c < KPROF_CNT_NR; c++)
 			counters[c] += READ_ONCE(iv->counters[c]);
+		for (c = 0; c < KPROF_SCNT_NR; c++)
+			scounters[c] += READ_ONCE(iv->scounters[c]);
 	}
 }
 
@@ -183,7 +238,13 @@ int kprof_agg_init(void)
 			iv->used = vmalloc_node(array_size(kprof_cpu_rows,
 							   sizeof(*iv->used)),
 						cpu_to_node(cpu));
-			if (!iv->rows || !iv->used) {
+			iv->srows = vzalloc_node(array_size(kprof_cpu_samples,
+							    sizeof(*iv->srows)),
+						 cpu_to_node(cpu));
+			iv->sused = vmalloc_node(array_size(kprof_cpu_samples,
+							    sizeof(*iv->sused)),
+						 cpu_to_node(cpu));
+			if (!iv->rows || !iv->used || !iv->srows || !iv->sused) {
 				kprof_agg_exit();
 				return -ENOMEM;
 			}
@@ -205,6 +266,8 @@ void kprof_agg_exit(void)
 
 			vfree(iv->rows);
 			vfree(iv->used);
+			vfree(iv->srows);
+			vfree(iv->sused);
 		}
 	}
 	free_percpu(kprof_cpus);

@@ -16,15 +16,19 @@ static DEFINE_MUTEX(kprof_ctl_lock);
 
 static u32 kprof_running_mask(void)
 {
-	return kprof_tcp_running() ? KPROF_RUN_TCP : 0;
+	return (kprof_tcp_running() ? KPROF_RUN_TCP : 0) |
+	       (kprof_sample_running() ? KPROF_RUN_CPU : 0);
 }
 
 u64 kprof_ctl_features(void)
 {
-	u64 f = KPROF_FEAT_USER_STACKS | KPROF_FEAT_KSYMS;
+	u64 f = KPROF_FEAT_USER_STACKS | KPROF_FEAT_KSYMS |
+		KPROF_FEAT_CPU_SAMPLING;
 
 	if (kprof_tcp_start_possible())
 		f |= KPROF_FEAT_TCP_LATENCY;
+	if (kprof_sample_hw())
+		f |= KPROF_FEAT_HW_CYCLES;
 	return f;
 }
 
@@ -50,6 +54,11 @@ int kprof_ctl_start(u32 what)
 	mutex_lock(&kprof_ctl_lock);
 	if (what & KPROF_RUN_TCP)
 		ret = kprof_tcp_start();
+	if (!ret && (what & KPROF_RUN_CPU)) {
+		ret = kprof_sample_start();
+		if (ret && (what & KPROF_RUN_TCP))
+			kprof_tcp_stop();
+	}
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }
@@ -59,6 +68,8 @@ int kprof_ctl_stop(u32 what)
 	if (!what || what & ~KPROF_RUN_ALL)
 		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
+	if (what & KPROF_RUN_CPU)
+		kprof_sample_stop();
 	if (what & KPROF_RUN_TCP)
 		kprof_tcp_stop();
 	mutex_unlock(&kprof_ctl_lock);
@@ -88,8 +99,12 @@ int kprof_ctl_set_config(const struct kprof_config *cfg)
 {
 	int ret;
 
+	if (cfg->sample_hz > KPROF_SAMPLE_HZ_MAX || cfg->reserved3)
+		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
 	ret = kprof_tcp_set_config(cfg);
+	if (!ret && cfg->sample_hz)
+		ret = kprof_sample_set_hz(cfg->sample_hz);
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }
@@ -98,6 +113,7 @@ void kprof_ctl_get_config(struct kprof_config *cfg)
 {
 	mutex_lock(&kprof_ctl_lock);
 	kprof_tcp_get_config(cfg);
+	cfg->sample_hz = kprof_sample_hz();
 	mutex_unlock(&kprof_ctl_lock);
 }
 
@@ -113,18 +129,23 @@ int kprof_ctl_snapshot(u64 *generation)
 
 void kprof_ctl_stats(struct kprof_stats *st)
 {
-	u64 c[KPROF_CNT_NR];
+	u64 c[KPROF_CNT_NR], sc[KPROF_SCNT_NR];
 
 	mutex_lock(&kprof_ctl_lock);
-	kprof_agg_totals(c);
+	kprof_agg_totals(c, sc);
 	st->inflight = kprof_tcp_inflight();
 	st->requests = c[KPROF_CNT_REQUESTS];
 	st->abandoned = c[KPROF_CNT_ABANDONED];
 	st->drops_inflight = c[KPROF_CNT_DROPS_INFLIGHT];
 	st->drops_rows = c[KPROF_CNT_DROPS_ROWS];
-	st->drops_stacks = c[KPROF_CNT_DROPS_STACKS];
+	st->drops_stacks = c[KPROF_CNT_DROPS_STACKS] +
+			   sc[KPROF_SCNT_DROPS_STACKS];
+	st->samples = sc[KPROF_SCNT_SAMPLES];
+	st->samples_idle = sc[KPROF_SCNT_IDLE];
+	st->drops_samples = sc[KPROF_SCNT_DROPS] + kprof_export_sample_drops();
 	st->drops_export = kprof_export_drops();
 	st->stacks = kprof_stacks_used();
+	st->stack_resets = kprof_stacks_resets();
 	st->snapshots = kprof_export_snapshots();
 	mutex_unlock(&kprof_ctl_lock);
 }

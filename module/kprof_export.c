@@ -31,17 +31,24 @@ static u32 kprof_export_stacks_cap;
 static u32 *kprof_merge_idx;
 static struct kprof_tcp_key *kprof_merge_keys;
 static u32 kprof_merge_cap;
+/* The same for CPU rows, keyed by (stack ID, tgid). */
+static u32 *kprof_cmerge_idx;
+static u32 kprof_cmerge_cap;
 static unsigned long *kprof_stack_seen;
 
 static u64 kprof_last_ns;
 static u64 kprof_nr_snapshots;
 static u64 kprof_drops_export_total;
+static u64 kprof_drops_samples_export;
 
 struct kprof_merge {
 	struct kprof_mmap_header *hdr;
 	struct kprof_tcp_row *rows;
 	u32 nr;
 	u64 drops;
+	struct kprof_cpu_row *crows;
+	u32 nr_crows;
+	u64 cdrops;
 };
 
 static struct kprof_mmap_header *kprof_hdr(void)
@@ -59,6 +66,11 @@ u64 kprof_export_drops(void)
 	return kprof_drops_export_total;
 }
 
+u64 kprof_export_sample_drops(void)
+{
+	return kprof_drops_samples_export;
+}
+
 u64 kprof_export_snapshots(void)
 {
 	return kprof_nr_snapshots;
@@ -67,17 +79,22 @@ u64 kprof_export_snapshots(void)
 int kprof_export_init(void)
 {
 	struct kprof_mmap_header *hdr;
-	u64 off_rows, off_stacks, off_strings, size;
+	u64 off_rows, off_crows, off_stacks, off_strings, size;
 
-	kprof_export_stacks_cap = min(kprof_stacks_max, kprof_tcp_rows_max);
+	kprof_export_stacks_cap = min(kprof_stacks_max, kprof_tcp_rows_max +
+				      kprof_sample_rows_max);
 	off_rows = ALIGN(sizeof(*hdr), 64);
-	off_stacks = off_rows + (u64)kprof_tcp_rows_max *
-				sizeof(struct kprof_tcp_row);
+	off_crows = off_rows + (u64)kprof_tcp_rows_max *
+			       sizeof(struct kprof_tcp_row);
+	off_stacks = off_crows + (u64)kprof_sample_rows_max *
+				 sizeof(struct kprof_cpu_row);
 	off_strings = off_stacks + (u64)kprof_export_stacks_cap *
 				   sizeof(struct kprof_stack);
 	size = PAGE_ALIGN(off_strings + (u64)kprof_strings_kb * 1024);
 
 	kprof_merge_cap = roundup_pow_of_two(2 * kprof_tcp_rows_max);
+	kprof_cmerge_cap = roundup_pow_of_two(2 * kprof_sample_rows_max);
+	kprof_cmerge_idx = vzalloc(array_size(kprof_cmerge_cap, sizeof(u32)));
 	kprof_region = vmalloc_user(size);
 	kprof_merge_idx = vzalloc(array_size(kprof_merge_cap, sizeof(u32)));
 	kprof_merge_keys = vmalloc(array_size(kprof_tcp_rows_max,
@@ -85,7 +102,7 @@ int kprof_export_init(void)
 	kprof_stack_seen = vzalloc(BITS_TO_LONGS(kprof_stacks_max) *
 				   sizeof(long));
 	if (!kprof_region || !kprof_merge_idx || !kprof_merge_keys ||
-	    !kprof_stack_seen) {
+	    !kprof_cmerge_idx || !kprof_stack_seen) {
 		kprof_export_exit();
 		return -ENOMEM;
 	}
@@ -99,6 +116,8 @@ int kprof_export_init(void)
 	hdr->mmap_size = size;
 	hdr->tcp_rows_off = off_rows;
 	hdr->tcp_row_size = sizeof(struct kprof_tcp_row);
+	hdr->cpu_rows_off = off_crows;
+	hdr->cpu_row_size = sizeof(struct kprof_cpu_row);
 	hdr->stacks_off = off_stacks;
 	hdr->stack_size = sizeof(struct kprof_stack);
 	hdr->strings_off = off_strings;
@@ -116,7 +135,9 @@ void kprof_export_exit(void)
 	vfree(kprof_region);
 	vfree(kprof_merge_idx);
 	vfree(kprof_merge_keys);
+	vfree(kprof_cmerge_idx);
 	vfree(kprof_stack_seen);
+	kprof_cmerge_idx = NULL;
 	kprof_region = NULL;
 	kprof_merge_idx = NULL;
 	kprof_merge_keys = NULL;
@@ -177,6 +198,43 @@ add:
 		r->hist[i] += s->hist[i];
 }
 
+static void kprof_merge_cpu_row(const struct kprof_cpu_slot *s, void *arg)
+{
+	struct kprof_merge *m = arg;
+	struct kprof_cpu_row *r;
+	u32 h, idx;
+
+	h = jhash_2words(s->stack_id, s->tgid, 0) & (kprof_cmerge_cap - 1);
+	for (;;) {
+		idx = kprof_cmerge_idx[h];
+		if (!idx)
+			break;
+		r = &m->crows[idx - 1];
+		if (r->stack_id == s->stack_id && r->tgid == s->tgid)
+			goto add;
+		h = (h + 1) & (kprof_cmerge_cap - 1);
+	}
+	if (m->nr_crows == kprof_sample_rows_max) {
+		m->cdrops += s->samples;
+		return;
+	}
+	idx = ++m->nr_crows;
+	kprof_cmerge_idx[h] = idx;
+	r = &m->crows[idx - 1];
+	memset(r, 0, sizeof(*r));
+	r->stack_id = s->stack_id;
+	r->tgid = s->tgid;
+	memcpy(r->comm, s->comm, sizeof(r->comm));
+add:
+	r->samples += s->samples;
+}
+
+/* Stack ID of the i-th row of either kind. */
+static u32 kprof_merge_stack_id(const struct kprof_merge *m, u32 i)
+{
+	return i < m->nr ? m->rows[i].stack_id : m->crows[i - m->nr].stack_id;
+}
+
 /* Append the stacks the rows name, with their kernel frame strings. */
 static void kprof_export_stacks(struct kprof_merge *m)
 {
@@ -186,8 +244,8 @@ static void kprof_export_stacks(struct kprof_merge *m)
 	u32 i, nr = 0, len = 0;
 
 	bitmap_zero(kprof_stack_seen, kprof_stacks_max);
-	for (i = 0; i < m->nr; i++) {
-		u32 id = m->rows[i].stack_id;
+	for (i = 0; i < m->nr + m->nr_crows; i++) {
+		u32 id = kprof_merge_stack_id(m, i);
 		struct kprof_stack_entry *e;
 		struct kprof_stack *st;
 
@@ -210,6 +268,8 @@ static void kprof_export_stacks(struct kprof_merge *m)
 			st->ksyms_off = len;
 			st->nr_kernel = e->nr_kernel;
 			len += e->ksyms_len;
+		} else if (e->nr_kernel) {
+			st->ksyms_off = KPROF_KSYMS_MISSING;
 		}
 	}
 	hdr->nr_stacks = nr;
@@ -219,10 +279,11 @@ static void kprof_export_stacks(struct kprof_merge *m)
 int kprof_export_snapshot(u64 *generation)
 {
 	struct kprof_mmap_header *hdr = kprof_hdr();
-	u64 counters[KPROF_CNT_NR] = { 0 };
+	u64 counters[KPROF_CNT_NR] = { 0 }, sc[KPROF_SCNT_NR] = { 0 };
 	struct kprof_merge m = {
 		.hdr = hdr,
 		.rows = kprof_region + hdr->tcp_rows_off,
+		.crows = kprof_region + hdr->cpu_rows_off,
 	};
 	u64 now;
 
@@ -235,8 +296,11 @@ int kprof_export_snapshot(u64 *generation)
 	smp_wmb();
 
 	memset(kprof_merge_idx, 0, kprof_merge_cap * sizeof(u32));
-	kprof_agg_drain_closed(kprof_merge_row, &m, counters);
+	memset(kprof_cmerge_idx, 0, kprof_cmerge_cap * sizeof(u32));
+	kprof_agg_drain_closed(kprof_merge_row, kprof_merge_cpu_row, &m,
+			       counters, sc);
 	hdr->nr_tcp_rows = m.nr;
+	hdr->nr_cpu_rows = m.nr_crows;
 	kprof_export_stacks(&m);
 
 	hdr->interval_start_ns = kprof_last_ns;
@@ -245,9 +309,16 @@ int kprof_export_snapshot(u64 *generation)
 	hdr->abandoned = counters[KPROF_CNT_ABANDONED];
 	hdr->drops_inflight = counters[KPROF_CNT_DROPS_INFLIGHT];
 	hdr->drops_rows = counters[KPROF_CNT_DROPS_ROWS];
-	hdr->drops_stacks = counters[KPROF_CNT_DROPS_STACKS];
+	hdr->drops_stacks = counters[KPROF_CNT_DROPS_STACKS] +
+			    sc[KPROF_SCNT_DROPS_STACKS];
 	hdr->drops_export = m.drops;
+	hdr->samples = sc[KPROF_SCNT_SAMPLES];
+	hdr->samples_idle = sc[KPROF_SCNT_IDLE];
+	hdr->drops_samples = sc[KPROF_SCNT_DROPS] + m.cdrops;
+	hdr->sample_hz = kprof_sample_running() ? kprof_sample_hz() : 0;
+	hdr->stack_resets = kprof_stacks_resets();
 	kprof_drops_export_total += m.drops;
+	kprof_drops_samples_export += m.cdrops;
 	kprof_last_ns = now;
 	kprof_nr_snapshots++;
 

@@ -24,6 +24,8 @@ unsigned int kprof_tcp_rows_max = 4096;
 unsigned int kprof_stacks_max = 4096;
 unsigned int kprof_inflight_max = 65536;
 unsigned int kprof_strings_kb = 1024;
+unsigned int kprof_cpu_samples = 1024;
+unsigned int kprof_sample_rows_max = 4096;
 
 struct kprof_uint_param {
 	unsigned int *val;
@@ -77,6 +79,14 @@ static struct kprof_uint_param kprof_param_strings_kb = { &kprof_strings_kb, 4, 
 module_param_cb(strings_kb, &kprof_uint_ops, &kprof_param_strings_kb, 0444);
 MODULE_PARM_DESC(strings_kb, "KiB for kernel symbol strings in the export, default 1024 (4..65536)");
 
+static struct kprof_uint_param kprof_param_cpu_samples = { &kprof_cpu_samples, 16, 65536 };
+module_param_cb(cpu_samples, &kprof_uint_ops, &kprof_param_cpu_samples, 0444);
+MODULE_PARM_DESC(cpu_samples, "CPU sample rows per CPU and interval, default 1024 (16..65536)");
+
+static struct kprof_uint_param kprof_param_sample_rows = { &kprof_sample_rows_max, 16, 1048576 };
+module_param_cb(sample_rows, &kprof_uint_ops, &kprof_param_sample_rows, 0444);
+MODULE_PARM_DESC(sample_rows, "CPU sample rows exported per interval, default 4096 (16..1048576)");
+
 static int __init kprof_init(void)
 {
 	int ret;
@@ -103,6 +113,7 @@ static int __init kprof_init(void)
 	return 0;
 
 err_tcp:
+	kprof_sample_exit();
 	kprof_tcp_exit();
 err_export:
 	kprof_export_exit();
@@ -118,6 +129,7 @@ err:
 static void __exit kprof_exit(void)
 {
 	kprof_dev_exit();
+	kprof_sample_exit();
 	kprof_tcp_exit();
 	kprof_export_exit();
 	kprof_agg_exit();

@@ -2,10 +2,10 @@
 /*
  * Stack capture and the stack table.
  *
- * Capture runs in probe context (preemption off, possibly NMI): the kernel
- * stack through the unwinder, the user stack by walking frame pointers of
- * the interrupted thread with fault-free user copies, into a per-CPU
- * scratch buffer.  The table deduplicates: an identical stack (same tgid,
+ * Capture runs in probe or sampling context (preemption off, possibly
+ * hardirq or NMI): the kernel stack through the unwinder, the user stack
+ * by walking frame pointers of the interrupted thread with fault-free user
+ * copies, into a per-CPU scratch buffer.  The table deduplicates: an identical stack (same tgid,
  * same frames, compared in full) always gets the same ID, different stacks
  * never share one.  It is preallocated, lock-free for inserts and bounded;
  * a full table or a contended slot is a drop, never a wait.
@@ -46,11 +46,22 @@ struct kprof_stack_scratch {
 	unsigned long ips[KPROF_MAX_KERNEL_FRAMES + KPROF_MAX_USER_FRAMES];
 };
 
-/* One scratch buffer per CPU for task context and one for NMI. */
-static DEFINE_PER_CPU(struct kprof_stack_scratch, kprof_scratch[2]);
+/*
+ * Scratch buffers per CPU and context that can interrupt the one before:
+ * task or softirq (kprobes), hardirq (cpu-clock sampling), NMI (cycles).
+ */
+static DEFINE_PER_CPU(struct kprof_stack_scratch, kprof_scratch[3]);
+
+static unsigned int kprof_ctx(void)
+{
+	if (in_nmi())
+		return 2;
+	return hardirq_count() ? 1 : 0;
+}
 
 static struct kprof_stack_entry *kprof_stacks;
 static atomic_t kprof_stacks_nr = ATOMIC_INIT(0);
+static u32 kprof_stack_resets;
 
 int kprof_stacks_init(void)
 {
@@ -85,6 +96,12 @@ void kprof_stacks_reset(void)
 	memset(kprof_stacks, 0, array_size(kprof_stacks_max,
 					   sizeof(*kprof_stacks)));
 	atomic_set(&kprof_stacks_nr, 0);
+	kprof_stack_resets++;
+}
+
+u32 kprof_stacks_resets(void)
+{
+	return kprof_stack_resets;
 }
 
 u32 kprof_stacks_used(void)
@@ -113,16 +130,20 @@ static unsigned int kprof_trim_kernel(const unsigned long *raw, unsigned int n,
 	return n;
 }
 
-/* Walk the user stack of current by frame pointers, leaf first. */
-static unsigned int kprof_walk_user(unsigned long *ips, unsigned int max)
+/*
+ * Walk a user stack by frame pointers, leaf first, from @regs (user mode)
+ * or from the registers current entered the kernel with.
+ */
+static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
+				    unsigned int max)
 {
-	struct pt_regs *regs;
 	unsigned long fp, frame[2];
 	unsigned int n = 0;
 
 	if (!current->mm || (current->flags & PF_KTHREAD))
 		return 0;
-	regs = task_pt_regs(current);
+	if (!regs || !user_mode(regs))
+		regs = task_pt_regs(current);
 	if (!user_mode(regs) || !user_64bit_mode(regs))
 		return 0;
 
@@ -153,22 +174,29 @@ static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
 }
 
 /*
- * Capture the current kernel and user stacks and return their ID, or 0
- * (with *dropped set) when the table is full or a slot stays contended.
+ * Capture the stacks of current and return their ID, or 0 (with *dropped
+ * set) when the table is full or a slot stays contended.  From a probe
+ * (@regs NULL) the kernel stack starts in the probed function at
+ * @probe_addr; from a sample, at the interrupted @regs, and a sample of
+ * user mode has user frames only.
  */
-u32 kprof_stack_capture(unsigned long probe_addr, bool *dropped)
+u32 kprof_stack_capture(struct pt_regs *regs, unsigned long probe_addr,
+			bool *dropped)
 {
 	struct kprof_stack_scratch *sc;
 	struct kprof_stack_entry *e;
-	unsigned int nk, nu, i, spin;
+	unsigned int nk = 0, nu, i, spin, ctx = kprof_ctx();
 	u32 hash, want, tgid, slot;
-	bool nmi = in_nmi();
 
 	*dropped = false;
-	sc = this_cpu_ptr(&kprof_scratch[nmi]);
-	nk = kprof_stack_trace_save(sc->raw, ARRAY_SIZE(sc->raw));
-	nk = kprof_trim_kernel(sc->raw, nk, probe_addr, sc->ips);
-	nu = kprof_walk_user(sc->ips + nk, KPROF_MAX_USER_FRAMES);
+	sc = this_cpu_ptr(&kprof_scratch[ctx]);
+	if (!regs || !user_mode(regs)) {
+		nk = kprof_stack_trace_save(sc->raw, ARRAY_SIZE(sc->raw));
+		nk = kprof_trim_kernel(sc->raw, nk, regs ?
+				       instruction_pointer(regs) : probe_addr,
+				       sc->ips);
+	}
+	nu = kprof_walk_user(regs, sc->ips + nk, KPROF_MAX_USER_FRAMES);
 	tgid = nu ? current->tgid : 0;
 
 	hash = jhash(sc->ips, (nk + nu) * sizeof(unsigned long),
@@ -199,10 +227,14 @@ u32 kprof_stack_capture(unsigned long probe_addr, bool *dropped)
 			}
 		}
 		if ((st & ~KPROF_STACK_STATE_MASK) == want) {
-			/* Same hash being written: wait briefly, not in NMI. */
+			/*
+			 * Same hash being written: wait briefly, but not in
+			 * interrupt context, where the writer may be the
+			 * code this handler interrupted.
+			 */
 			for (spin = 0; (st & KPROF_STACK_STATE_MASK) ==
 			     KPROF_STACK_BUSY; spin++) {
-				if (nmi || spin >= KPROF_STACK_SPIN) {
+				if (ctx || spin >= KPROF_STACK_SPIN) {
 					*dropped = true;
 					return 0;
 				}

@@ -244,7 +244,7 @@ static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
 
 	c = rcu_dereference_sched(kprof_cfg);
 	if (c && now >= c->threshold_ns) {
-		key.stack_id = kprof_stack_capture(probe_addr, &dropped);
+		key.stack_id = kprof_stack_capture(NULL, probe_addr, &dropped);
 		if (dropped)
 			kprof_agg_count(KPROF_CNT_DROPS_STACKS);
 	}
@@ -434,7 +434,7 @@ int kprof_tcp_set_config(const struct kprof_config *cfg)
 	    cfg->threshold_ns > KPROF_MAX_THRESHOLD_NS)
 		return -EINVAL;
 	if (cfg->reserved0 || cfg->reserved1 || cfg->reserved2 ||
-	    memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
+	    cfg->reserved3 || memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
 		return -EINVAL;
 	for (i = 0; i < cfg->nr_rports; i++)
 		if (!cfg->rports[i])

@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		1
+#define KPROF_API_MINOR		2
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -52,6 +52,8 @@
 #define KPROF_FEAT_TCP_LATENCY	_BITULL(0)	/* TCP request latency */
 #define KPROF_FEAT_USER_STACKS	_BITULL(1)	/* user frame-pointer walks */
 #define KPROF_FEAT_KSYMS	_BITULL(2)	/* kernel frames as symbol+off */
+#define KPROF_FEAT_CPU_SAMPLING	_BITULL(3)	/* perf-event stack sampling */
+#define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* sampling on cycles, not cpu-clock */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
@@ -64,7 +66,8 @@
 
 /* What runs, kprof_info.running and kprof_ctl.what. */
 #define KPROF_RUN_TCP		_BITUL(0)
-#define KPROF_RUN_ALL		KPROF_RUN_TCP
+#define KPROF_RUN_CPU		_BITUL(1)	/* since API 1.2 */
+#define KPROF_RUN_ALL		(KPROF_RUN_TCP | KPROF_RUN_CPU)
 
 /**
  * struct kprof_info - KPROF_IOC_GET_INFO
@@ -139,17 +142,22 @@ struct kprof_ctl {
  * @families:		bit 0 IPv4, bit 1 IPv6, 0 = both
  * @tgid:		only this process, 0 = all
  * @threshold_ns:	walk stacks for requests at least this slow, 0 =
- *			always; faster ones land under stack ID 0
+ *			always; faster ones land under stack ID 0 (1 ms
+ *			until the first SET_CONFIG)
  * @nr_rports:		number of valid @rports, 0 = any remote port
  * @nr_lports:		number of valid @lports, 0 = any local port
  * @rports:		remote ports (host order)
  * @lports:		local ports (host order)
+ * @sample_hz:		CPU sampling frequency, 1..10000 (0 on SET: keep);
+ *			since API 1.2, default 99
+ * @reserved3:		zero
  * @reserved:		zero
  *
  * SET replaces the whole configuration atomically; it may be called while
  * running.  A request already in flight keeps the decision made when it
  * started.  Errors: -EINVAL for unknown role or family bits, counts above
- * KPROF_MAX_PORTS, port 0 in a list, threshold above 100 s.
+ * KPROF_MAX_PORTS, port 0 in a list, threshold above 100 s, sample_hz
+ * above 10000.  A new sample_hz applies to running sampling at once.
  */
 struct kprof_config {
 	__u32 size;
@@ -164,10 +172,14 @@ struct kprof_config {
 	__u32 reserved2;
 	__u16 rports[KPROF_MAX_PORTS];
 	__u16 lports[KPROF_MAX_PORTS];
-	__u64 reserved[4];
+	__u32 sample_hz;
+	__u32 reserved3;
+	__u64 reserved[3];
 };
 
 #define KPROF_CONFIG_SIZE_VER0	128
+
+#define KPROF_SAMPLE_HZ_MAX	10000
 
 #define KPROF_FAMILY_INET	_BITUL(0)
 #define KPROF_FAMILY_INET6	_BITUL(1)
@@ -180,8 +192,10 @@ struct kprof_config {
  *
  * Closes the open interval and publishes it in the mmap region: the counts
  * of every request completed before the call and after the previous
- * snapshot appear exactly once.  Snapshots are serialised; with several
- * readers each sees the intervals it closed.
+ * snapshot appear exactly once.  Snapshots are serialised, and there is
+ * one region: a reader that finds a generation other than the one its
+ * snapshot returned lost that interval to another reader's snapshot.
+ * kprofmod is meant for one consumer at a time.
  */
 struct kprof_snapshot {
 	__u32 size;
@@ -204,6 +218,13 @@ struct kprof_snapshot {
  * @drops_export:	rows lost merging CPUs into the export
  * @stacks:		stack IDs in use
  * @snapshots:		intervals closed
+ * (since API 1.2)
+ * @samples:		CPU samples taken (idle included)
+ * @samples_idle:	of which the CPU was idle
+ * @drops_samples:	samples lost: per-CPU sample table full
+ * @stack_resets:	KPROF_RESET_STACKS done: IDs seen before a change
+ *			of this count may now name other stacks
+ * @reserved1:		zero
  */
 struct kprof_stats {
 	__u32 size;
@@ -217,9 +238,14 @@ struct kprof_stats {
 	__u32 stacks;
 	__u32 reserved0;
 	__u64 snapshots;
+	__u64 samples;
+	__u64 samples_idle;
+	__u64 drops_samples;
+	__u32 stack_resets;
+	__u32 reserved1;
 };
 
-#define KPROF_STATS_SIZE_VER0	72
+#define KPROF_STATS_SIZE_VER0	72	/* API 1.1; 104 since 1.2 */
 
 #define KPROF_IOC_GET_INFO	_IOWR(KPROF_IOC_MAGIC, 0x01, struct kprof_info)
 #define KPROF_IOC_START		_IOW(KPROF_IOC_MAGIC, 0x02, struct kprof_ctl)
@@ -256,6 +282,7 @@ struct kprof_stats {
  *   struct kprof_tcp_row[]     at header.tcp_rows_off, header.nr_tcp_rows
  *   struct kprof_stack[]       at header.stacks_off, header.nr_stacks
  *   char strings[]             at header.strings_off, header.strings_len
+ *   struct kprof_cpu_row[]     at header.cpu_rows_off, header.nr_cpu_rows
  *
  * Every offset and count is bounded by mmap_size; a reader must still
  * check them, and check the record sizes it is given (records grow at the
@@ -283,6 +310,7 @@ struct kprof_stats {
  * @nr_stacks:		stacks present: every stack ID the rows name
  * @strings_off:	offset of the string area
  * @strings_len:	bytes used in it
+ * @strings_cap:	bytes the string area has
  * @hist_buckets:	KPROF_HIST_BUCKETS
  * @hist_sub_bits:	KPROF_HIST_SUB_BITS
  * @requests:		requests completed in the interval
@@ -291,6 +319,15 @@ struct kprof_stats {
  * @drops_rows:		"
  * @drops_stacks:	"
  * @drops_export:	"
+ * (since API 1.2)
+ * @cpu_rows_off:	offset of the first struct kprof_cpu_row
+ * @cpu_row_size:	sizeof(struct kprof_cpu_row)
+ * @nr_cpu_rows:	rows present
+ * @samples:		CPU samples in the interval, idle included
+ * @samples_idle:	of which the CPU was idle
+ * @drops_samples:	samples lost (per-CPU table full or merge)
+ * @sample_hz:		sampling frequency during the interval (0: off)
+ * @stack_resets:	as in struct kprof_stats, when the interval closed
  * @reserved:		zero
  */
 struct kprof_mmap_header {
@@ -319,7 +356,15 @@ struct kprof_mmap_header {
 	__u64 drops_rows;
 	__u64 drops_stacks;
 	__u64 drops_export;
-	__u64 reserved[8];
+	__u64 cpu_rows_off;
+	__u32 cpu_row_size;
+	__u32 nr_cpu_rows;
+	__u64 samples;
+	__u64 samples_idle;
+	__u64 drops_samples;
+	__u32 sample_hz;
+	__u32 stack_resets;
+	__u64 reserved[2];
 };
 
 /**
@@ -350,6 +395,20 @@ struct kprof_tcp_row {
 	__u32 hist[KPROF_HIST_BUCKETS];
 };
 
+/**
+ * struct kprof_cpu_row - CPU samples of one (stack, process)
+ * @stack_id:	the sampled stack (0: the stack could not be stored)
+ * @tgid:	process (0: kernel threads and interrupts of no process)
+ * @samples:	samples in the interval
+ * @comm:	the process's name when first sampled in the interval
+ */
+struct kprof_cpu_row {
+	__u32 stack_id;
+	__u32 tgid;
+	__u64 samples;
+	char comm[16];
+};
+
 #define KPROF_MAX_KERNEL_FRAMES	32
 #define KPROF_MAX_USER_FRAMES	32
 
@@ -360,10 +419,16 @@ struct kprof_tcp_row {
  * @nr_kernel:	kernel frames, leaf first
  * @nr_user:	user frames, leaf first
  * @ksyms_off:	offset in the string area of @nr_kernel consecutive
- *		NUL-terminated "symbol+0xoff/0xsize [module]" strings
- * @user_ips:	user return addresses, leaf first
- * @comm:	task name when the stack was first seen
+ *		NUL-terminated "symbol+0xoff/0xsize [module]" strings;
+ *		KPROF_KSYMS_MISSING (with @nr_kernel 0) when the stack has
+ *		kernel frames that did not fit in the string area
+ * @user_ips:	user addresses, leaf first: [0] the instruction the thread
+ *		was at, then return addresses
+ * @comm:	task name when the stack was first seen, NUL-padded, not
+ *		always NUL-terminated
  */
+#define KPROF_KSYMS_MISSING	0xffffffffU
+
 struct kprof_stack {
 	__u32 id;
 	__u32 tgid;

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU stack sampling: one in-kernel perf event per online CPU, on cycles
+ * where a PMU can count them and on cpu-clock otherwise (a VM without a
+ * PMU).  The overflow handler runs in NMI (cycles) or hardirq (cpu-clock)
+ * context: it captures the interrupted stacks into the stack table and
+ * counts (stack ID, tgid) in the current CPU's interval table.  Idle
+ * samples are counted apart.
+ *
+ * Events follow CPU hotplug through a dynamic cpuhp state that exists
+ * only while sampling runs: its startup callback creates a CPU's event,
+ * its teardown releases it, on start/stop as on online/offline.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/err.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+
+#include "kprof.h"
+#include "compat/kprof_compat_rcu.h"
+
+static DEFINE_PER_CPU(struct perf_event *, kprof_events);
+static int kprof_cpuhp_state = -1;	/* >= 0 while sampling runs */
+static u32 kprof_hz = 99;
+static bool kprof_use_hw;
+
+static void kprof_overflow(struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct task_struct *t = current;
+	bool dropped;
+	u32 id;
+
+	kprof_agg_sample_count(KPROF_SCNT_SAMPLES);
+	if (is_idle_task(t)) {
+		kprof_agg_sample_count(KPROF_SCNT_IDLE);
+		return;
+	}
+	id = kprof_stack_capture(regs, 0, &dropped);
+	if (dropped)
+		kprof_agg_sample_count(KPROF_SCNT_DROPS_STACKS);
+	kprof_agg_sample(id, t->tgid, t->comm);
+}
+
+static struct perf_event *kprof_event_create(unsigned int cpu, bool hw)
+{
+	struct perf_event_attr attr = {
+		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
+		.config = hw ? PERF_COUNT_HW_CPU_CYCLES :
+			       PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = kprof_hz,
+		.pinned = 1,
+	};
+
+	return perf_event_create_kernel_counter(&attr, cpu, NULL,
+						kprof_overflow, NULL);
+}
+
+static int kprof_cpu_online(unsigned int cpu)
+{
+	struct perf_event *ev = kprof_event_create(cpu, kprof_use_hw);
+
+	if (IS_ERR(ev)) {
+		pr_warn("cannot sample CPU %u: %ld\n", cpu, PTR_ERR(ev));
+		return PTR_ERR(ev);
+	}
+	per_cpu(kprof_events, cpu) = ev;
+	return 0;
+}
+
+static int kprof_cpu_offline(unsigned int cpu)
+{
+	struct perf_event *ev = per_cpu(kprof_events, cpu);
+
+	per_cpu(kprof_events, cpu) = NULL;
+	if (ev)
+		perf_event_release_kernel(ev);
+	return 0;
+}
+
+/* Can this machine sample on cycles?  Try once on the current CPU. */
+static bool kprof_hw_usable(void)
+{
+	struct perf_event *ev;
+	unsigned int cpu = get_cpu();
+
+	put_cpu();
+	ev = kprof_event_create(cpu, true);
+	if (IS_ERR(ev))
+		return false;
+	perf_event_release_kernel(ev);
+	return true;
+}
+
+bool kprof_sample_running(void)
+{
+	return kprof_cpuhp_state >= 0;
+}
+
+bool kprof_sample_hw(void)
+{
+	return kprof_use_hw;
+}
+
+u32 kprof_sample_hz(void)
+{
+	return kprof_hz;
+}
+
+/* Start, stop and rate changes are serialised by the caller. */
+int kprof_sample_start(void)
+{
+	int ret;
+
+	if (kprof_sample_running())
+		return 0;
+	kprof_use_hw = kprof_hw_usable();
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "kprofmod:sample",
+				kprof_cpu_online, kprof_cpu_offline);
+	if (ret < 0)
+		return ret;
+	kprof_cpuhp_state = ret;
+	return 0;
+}
+
+void kprof_sample_stop(void)
+{
+	if (!kprof_sample_running())
+		return;
+	cpuhp_remove_state(kprof_cpuhp_state);
+	kprof_cpuhp_state = -1;
+	/* no overflow handler may still run on our tables */
+	kprof_wait_handlers();
+}
+
+int kprof_sample_set_hz(u32 hz)
+{
+	u32 old = kprof_hz;
+	int ret;
+
+	if (!hz || hz > KPROF_SAMPLE_HZ_MAX)
+		return -EINVAL;
+	if (hz == kprof_hz)
+		return 0;
+	kprof_hz = hz;
+	if (!kprof_sample_running())
+		return 0;
+	kprof_sample_stop();
+	ret = kprof_sample_start();
+	if (ret) {
+		kprof_hz = old;
+		if (kprof_sample_start())
+			pr_warn("sampling stopped: cannot restart at %u Hz\n",
+				old);
+	}
+	return ret;
+}
+
+void kprof_sample_exit(void)
+{
+	kprof_sample_stop();
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU stack sampling: attribution to the right functions, kernel frames
+ * for a syscall-heavy process, sample counts against CPU time at 99 and
+ * 999 Hz, idle accounting, bad rates, and CPU hotplug while sampling.
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "tcp_test.h"
+
+#define MS_NS	1000000ull
+
+/* ---- workloads, in a child; built with frame pointers, -rdynamic ---- */
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) void spin_hot_a(uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		sink += i * i;
+}
+
+__attribute__((noinline)) void spin_hot_b(uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		sink += i ^ (i >> 3);
+}
+
+/* 3 parts in spin_hot_a for 1 part in spin_hot_b, for @secs seconds. */
+static void spin_75_25(double secs)
+{
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
+
+	while (now_ns() < end) {
+		spin_hot_a(300000);
+		spin_hot_b(100000);
+	}
+}
+
+__attribute__((noinline)) void syscall_heavy(double secs)
+{
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
+	char buf[256] = { 0 };
+	int fd = open("/dev/null", O_WRONLY), i;
+
+	/* the clock is read rarely: under emulation it is a slow syscall */
+	while (now_ns() < end)
+		for (i = 0; i < 2000; i++)
+			if (write(fd, buf, sizeof(buf)) < 0)
+				goto out;
+out:
+	close(fd);
+}
+
+/* Run @fn(@secs) in a child on @cpu (-1: any); its CPU time in *cpu_ns. */
+static pid_t run_child(void (*fn)(double), double secs, int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (cpu >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
+		fn(secs);
+		_exit(0);
+	}
+	return pid;
+}
+
+static uint64_t wait_child(pid_t pid)
+{
+	struct rusage ru;
+	int status;
+
+	if (wait4(pid, &status, 0, &ru) != pid)
+		return 0;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/* ---- reading the export ---- */
+
+static const struct kprof_cpu_row *cpu_rows(const struct export *e)
+{
+	return (const void *)((const char *)e->map + e->hdr->cpu_rows_off);
+}
+
+static const struct kprof_stack *find_stack(const struct export *e,
+					    uint32_t id)
+{
+	const struct kprof_stack *st = (const void *)((const char *)e->map +
+						      e->hdr->stacks_off);
+	uint32_t i;
+
+	for (i = 0; i < e->hdr->nr_stacks; i++)
+		if (st[i].id == id)
+			return &st[i];
+	return NULL;
+}
+
+static uint64_t samples_of(const struct export *e, uint32_t tgid)
+{
+	const struct kprof_cpu_row *r = cpu_rows(e);
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < e->hdr->nr_cpu_rows; i++)
+		if (r[i].tgid == tgid)
+			n += r[i].samples;
+	return n;
+}
+
+static int set_hz(int fd, uint32_t hz)
+{
+	struct kprof_config cfg = { .size = sizeof(cfg) };
+
+	if (ioctl(fd, KPROF_IOC_GET_CONFIG, &cfg))
+		return -errno;
+	cfg.sample_hz = hz;
+	return kp_config(fd, &cfg);
+}
+
+FIXTURE(cpu) {
+	int fd;
+	struct export ex;
+};
+
+FIXTURE_SETUP(cpu)
+{
+	ASSERT_EQ(0, kprof_test_load());
+	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, export_map(self->fd, &self->ex));
+	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	ASSERT_EQ(0, set_hz(self->fd, 99));
+}
+
+FIXTURE_TEARDOWN(cpu)
+{
+	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	export_unmap(&self->ex);
+	close(self->fd);
+}
+
+TEST_F(cpu, attributes_75_25)
+{
+	uint64_t a = 0, b = 0, other = 0;
+	const struct kprof_cpu_row *r;
+	pid_t pid;
+	uint32_t i;
+	double share;
+
+	ASSERT_EQ(0, set_hz(self->fd, 999));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	pid = run_child(spin_75_25, 3, -1);
+	wait_child(pid);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	r = cpu_rows(&self->ex);
+	for (i = 0; i < self->ex.hdr->nr_cpu_rows; i++) {
+		const struct kprof_stack *st;
+		Dl_info di;
+
+		if (r[i].tgid != (uint32_t)pid)
+			continue;
+		EXPECT_EQ(0, strncmp(r[i].comm, "cpu_sample_test", 15));
+		st = find_stack(&self->ex, r[i].stack_id);
+		if (!st || !st->nr_user ||
+		    !dladdr((void *)(uintptr_t)st->user_ips[0], &di) ||
+		    !di.dli_sname) {
+			other += r[i].samples;
+			continue;
+		}
+		if (!strcmp(di.dli_sname, "spin_hot_a"))
+			a += r[i].samples;
+		else if (!strcmp(di.dli_sname, "spin_hot_b"))
+			b += r[i].samples;
+		else
+			other += r[i].samples;
+	}
+	ASSERT_LT(100, a + b);
+	share = 100.0 * a / (a + b);
+	TH_LOG("spin_hot_a %llu, spin_hot_b %llu, elsewhere %llu: %.1f%% in a",
+	       (unsigned long long)a, (unsigned long long)b,
+	       (unsigned long long)other, share);
+	EXPECT_LT(fabs(share - 75.0), 10.0);
+	EXPECT_LT(other, (a + b) / 10);
+}
+
+TEST_F(cpu, syscall_path_has_kernel_frames)
+{
+	const struct kprof_cpu_row *r;
+	uint64_t kernel = 0, write_path = 0;
+	pid_t pid;
+	uint32_t i, k;
+
+	ASSERT_EQ(0, set_hz(self->fd, 999));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	pid = run_child(syscall_heavy, 2, -1);
+	wait_child(pid);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	r = cpu_rows(&self->ex);
+	for (i = 0; i < self->ex.hdr->nr_cpu_rows; i++) {
+		const struct kprof_stack *st = find_stack(&self->ex,
+							  r[i].stack_id);
+		const char *s;
+
+		if (r[i].tgid != (uint32_t)pid || !st || !st->nr_kernel)
+			continue;
+		kernel += r[i].samples;
+		s = (const char *)self->ex.map + self->ex.hdr->strings_off +
+		    st->ksyms_off;
+		for (k = 0; k < st->nr_kernel; k++, s += strlen(s) + 1) {
+			if (strstr(s, "sys_write") || strstr(s, "vfs_write")) {
+				write_path += r[i].samples;
+				break;
+			}
+		}
+	}
+	TH_LOG("%llu samples in the kernel, %llu of them in the write path",
+	       (unsigned long long)kernel, (unsigned long long)write_path);
+	/* the rest is syscall entry and exit, around the write path */
+	EXPECT_LT(20, kernel);
+	EXPECT_LT(kernel / 3, write_path);
+}
+
+static void check_rate(struct __test_metadata *_metadata, int fd,
+		       struct export *ex, uint32_t hz)
+{
+	uint64_t cpu_ns, n;
+	double want;
+	pid_t pid;
+
+	ASSERT_EQ(0, set_hz(fd, hz));
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kp_snapshot(fd));
+	pid = run_child(spin_75_25, 3, -1);
+	cpu_ns = wait_child(pid);
+	ASSERT_EQ(0, kp_snapshot(fd));
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	n = samples_of(ex, pid);
+	want = hz * (cpu_ns / 1e9);
+	TH_LOG("%u Hz: %llu samples for %.2f s of CPU, expected %.0f",
+	       hz, (unsigned long long)n, cpu_ns / 1e9, want);
+	EXPECT_EQ(hz, ex->hdr->sample_hz);
+	EXPECT_LT(fabs(n - want), 0.20 * want);
+	EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
+}
+
+TEST_F(cpu, rate_99hz)
+{
+	check_rate(_metadata, self->fd, &self->ex, 99);
+}
+
+TEST_F(cpu, rate_999hz)
+{
+	check_rate(_metadata, self->fd, &self->ex, 999);
+}
+
+TEST_F(cpu, idle_counted_apart)
+{
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sleep_ns(1000 * MS_NS);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_LT(50, self->ex.hdr->samples_idle);
+	EXPECT_LE(self->ex.hdr->samples_idle, self->ex.hdr->samples);
+}
+
+TEST_F(cpu, bad_rates_einval)
+{
+	EXPECT_EQ(-EINVAL, set_hz(self->fd, 10001));
+	EXPECT_EQ(-EINVAL, set_hz(self->fd, 0xffffffffu));
+	EXPECT_EQ(0, set_hz(self->fd, 1));
+	EXPECT_EQ(0, set_hz(self->fd, 10000));
+	/* 0 keeps the rate */
+	EXPECT_EQ(0, set_hz(self->fd, 0));
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%d\n", on) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* Offline and online CPU 1 while sampling: samples resume there. */
+TEST_F(cpu, hotplug_while_sampling)
+{
+	uint64_t n;
+	pid_t pid;
+	int i;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2 ||
+	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "needs a second CPU that can go offline");
+	ASSERT_EQ(0, set_hz(self->fd, 999));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	for (i = 0; i < 4; i++) {
+		pid = run_child(spin_75_25, 0.3, 0);
+		ASSERT_EQ(0, set_online(1, 0));
+		sleep_ns(200 * MS_NS);
+		ASSERT_EQ(0, set_online(1, 1));
+		wait_child(pid);
+	}
+	/* a CPU-bound child pinned to the CPU that came back is sampled */
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	pid = run_child(spin_75_25, 1, 1);
+	wait_child(pid);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	n = samples_of(&self->ex, pid);
+	TH_LOG("%llu samples on the returned CPU", (unsigned long long)n);
+	EXPECT_LT(300, n);
+}
+
+TEST_HARNESS_MAIN
