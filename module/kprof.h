@@ -49,6 +49,8 @@ u32 kprof_stacks_used(void);
 u32 kprof_stacks_resets(void);
 struct kprof_stack_entry *kprof_stack_get(u32 id);
 int kprof_stack_ksyms(struct kprof_stack_entry *e);
+void kprof_stack_fill(const struct kprof_stack_entry *e, u32 id,
+		      struct kprof_stack *out);
 
 /* kprof_agg.c: per-CPU, double-buffered interval tables. */
 struct kprof_tcp_key {

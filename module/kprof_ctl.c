@@ -161,14 +161,8 @@ int kprof_ctl_get_stack(struct kprof_stack_query *q)
 		ret = -ENOENT;
 		goto out;
 	}
-	memset(&q->stack, 0, sizeof(q->stack));
+	kprof_stack_fill(e, q->id, &q->stack);
 	memset(q->ksyms, 0, sizeof(q->ksyms));
-	q->stack.id = q->id;
-	q->stack.tgid = e->tgid;
-	q->stack.nr_user = e->nr_user;
-	memcpy(q->stack.user_ips, e->ips + e->nr_kernel,
-	       e->nr_user * sizeof(u64));
-	memcpy(q->stack.comm, e->comm, sizeof(q->stack.comm));
 	ret = kprof_stack_ksyms(e);
 	if (!ret && e->ksyms) {
 		memcpy(q->ksyms, e->ksyms, e->ksyms_len);

@@ -255,13 +255,7 @@ static void kprof_export_stacks(struct kprof_merge *m)
 		if (!e || nr == kprof_export_stacks_cap)
 			continue;
 		st = &out[nr++];
-		memset(st, 0, sizeof(*st));
-		st->id = id;
-		st->tgid = e->tgid;
-		st->nr_user = e->nr_user;
-		memcpy(st->user_ips, e->ips + e->nr_kernel,
-		       e->nr_user * sizeof(u64));
-		memcpy(st->comm, e->comm, sizeof(st->comm));
+		kprof_stack_fill(e, id, st);
 		if (!kprof_stack_ksyms(e) && e->ksyms &&
 		    len + e->ksyms_len <= hdr->strings_cap) {
 			memcpy(strings + len, e->ksyms, e->ksyms_len);

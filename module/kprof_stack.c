@@ -264,6 +264,18 @@ struct kprof_stack_entry *kprof_stack_get(u32 id)
 	return e;
 }
 
+/* The uapi record of a stack, but for its kernel frames. */
+void kprof_stack_fill(const struct kprof_stack_entry *e, u32 id,
+		      struct kprof_stack *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->tgid = e->tgid;
+	out->nr_user = e->nr_user;
+	memcpy(out->user_ips, e->ips + e->nr_kernel, e->nr_user * sizeof(u64));
+	memcpy(out->comm, e->comm, sizeof(out->comm));
+}
+
 /*
  * Resolve a stack's kernel frames to "symbol+0xoff/0xsize [module]"
  * strings, once per stack.  Process context, serialised by the caller.
