@@ -65,6 +65,9 @@ static int kprof_cpu_online(unsigned int cpu)
 {
 	struct perf_event *ev = kprof_event_create(cpu, kprof_use_hw);
 
+	/* a CPU whose counters are all taken still has cpu-clock */
+	if (IS_ERR(ev) && kprof_use_hw)
+		ev = kprof_event_create(cpu, false);
 	if (IS_ERR(ev)) {
 		pr_warn("cannot sample CPU %u: %ld\n", cpu, PTR_ERR(ev));
 		return PTR_ERR(ev);
