@@ -29,7 +29,7 @@ help:
 	@echo "make check        quality gates, compile matrix, selftests booted on 6.1"
 	@echo "make check-matrix make check, plus the selftests booted on every matrix kernel"
 	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX))"
-	@echo "make install      install the reader (the module: use DKMS, see README)"
+	@echo "make install      install the reader and its man page (the module: use DKMS, see README)"
 	@echo "make deps         install build and test dependencies (Debian 12, root)"
 
 module:
@@ -87,6 +87,7 @@ demo: deps
 
 install: reader
 	install -D -m 0755 userspace/kprof $(DESTDIR)$(PREFIX)/bin/kprof
+	install -D -m 0644 userspace/kprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/kprof.1
 
 clean: module-clean
 	$(MAKE) -C userspace clean

@@ -21,6 +21,7 @@ static const struct kp_cmd kp_cmd_help;
 static const struct kp_cmd *const kp_cmds[] = {
 	&kp_cmd_info,
 	&kp_cmd_top,
+	&kp_cmd_record,
 	&kp_cmd_stacks,
 	&kp_cmd_help,
 };

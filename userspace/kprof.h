@@ -18,5 +18,6 @@ void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out);
 extern const struct kp_cmd kp_cmd_info;
 extern const struct kp_cmd kp_cmd_top;
 extern const struct kp_cmd kp_cmd_stacks;
+extern const struct kp_cmd kp_cmd_record;
 
 #endif

@@ -18,6 +18,14 @@
 #define HDR_NEED	(offsetof(struct kprof_mmap_header, drops_export) + \
 			 sizeof(((struct kprof_mmap_header *)0)->drops_export))
 
+/*
+ * The API 1.2 fields, cpu_rows_off to stack_resets: a header ending before
+ * them comes from an older module and has no CPU rows (as one with zeros
+ * there).
+ */
+#define HDR_CPU_END	(offsetof(struct kprof_mmap_header, stack_resets) + \
+			 sizeof(((struct kprof_mmap_header *)0)->stack_resets))
+
 /* Attempts at a consistent copy, and the pause between two. */
 #define COPY_TRIES	50
 #define COPY_PAUSE_NS	200000
@@ -126,7 +134,8 @@ static int check_overlap(const struct region *a, const struct region *b,
 static int check_header(const struct kprof_mmap_header *h, uint64_t size,
 			char *err, size_t errlen)
 {
-	struct region rows = { 0 }, stacks = { 0 }, strings = { 0 };
+	struct region rows = { 0 }, crows = { 0 }, stacks = { 0 };
+	struct region strings = { 0 };
 	int ret;
 
 	if (h->magic != KPROF_MMAP_MAGIC)
@@ -158,6 +167,11 @@ static int check_header(const struct kprof_mmap_header *h, uint64_t size,
 	if (h->stack_size < sizeof(struct kprof_stack))
 		return bad(err, errlen, "stack_size %u is below sizeof(struct kprof_stack) %zu",
 			   h->stack_size, sizeof(struct kprof_stack));
+	/* 0 with no rows: a module before API 1.2 */
+	if ((h->nr_cpu_rows || h->cpu_row_size) &&
+	    h->cpu_row_size < sizeof(struct kprof_cpu_row))
+		return bad(err, errlen, "cpu_row_size %u is below sizeof(struct kprof_cpu_row) %zu",
+			   h->cpu_row_size, sizeof(struct kprof_cpu_row));
 	if (h->strings_len > h->strings_cap)
 		return bad(err, errlen, "strings_len %u exceeds strings_cap %u",
 			   h->strings_len, h->strings_cap);
@@ -173,11 +187,21 @@ static int check_header(const struct kprof_mmap_header *h, uint64_t size,
 				   h->strings_cap, 1, h->header_size, size,
 				   err, errlen);
 	if (!ret)
+		ret = check_region(&crows, "cpu rows", h->cpu_rows_off,
+				   h->nr_cpu_rows, h->cpu_row_size,
+				   h->header_size, size, err, errlen);
+	if (!ret)
 		ret = check_overlap(&rows, &stacks, err, errlen);
 	if (!ret)
 		ret = check_overlap(&rows, &strings, err, errlen);
 	if (!ret)
 		ret = check_overlap(&stacks, &strings, err, errlen);
+	if (!ret)
+		ret = check_overlap(&crows, &rows, err, errlen);
+	if (!ret)
+		ret = check_overlap(&crows, &stacks, err, errlen);
+	if (!ret)
+		ret = check_overlap(&crows, &strings, err, errlen);
 	return ret;
 }
 
@@ -224,9 +248,16 @@ const char *kp_stack_ksym(const struct kprof_stack *st, const char *strings,
 void kp_snapshot_free(struct kp_snapshot *snap)
 {
 	free(snap->rows);
+	free(snap->cpu_rows);
 	free(snap->stacks);
 	free(snap->strings);
 	memset(snap, 0, sizeof(*snap));
+}
+
+uint64_t kp_snapshot_busy(const struct kp_snapshot *snap)
+{
+	return snap->samples > snap->samples_idle ?
+	       snap->samples - snap->samples_idle : 0;
 }
 
 static int cmp_stack(const void *a, const void *b)
@@ -256,15 +287,21 @@ static int copy_regions(const char *buf, const struct kprof_mmap_header *h,
 
 	snap->rows = calloc(h->nr_tcp_rows ? h->nr_tcp_rows : 1,
 			    sizeof(*snap->rows));
+	snap->cpu_rows = calloc(h->nr_cpu_rows ? h->nr_cpu_rows : 1,
+				sizeof(*snap->cpu_rows));
 	snap->stacks = calloc(h->nr_stacks ? h->nr_stacks : 1,
 			      sizeof(*snap->stacks));
 	snap->strings = malloc((size_t)h->strings_len + 1);
-	if (!snap->rows || !snap->stacks || !snap->strings)
+	if (!snap->rows || !snap->cpu_rows || !snap->stacks || !snap->strings)
 		return -ENOMEM;
 	for (i = 0; i < h->nr_tcp_rows; i++)
 		memcpy(&snap->rows[i],
 		       buf + h->tcp_rows_off + (uint64_t)i * h->tcp_row_size,
 		       sizeof(*snap->rows));
+	for (i = 0; i < h->nr_cpu_rows; i++)
+		memcpy(&snap->cpu_rows[i],
+		       buf + h->cpu_rows_off + (uint64_t)i * h->cpu_row_size,
+		       sizeof(*snap->cpu_rows));
 	for (i = 0; i < h->nr_stacks; i++)
 		memcpy(&snap->stacks[i],
 		       buf + h->stacks_off + (uint64_t)i * h->stack_size,
@@ -272,6 +309,7 @@ static int copy_regions(const char *buf, const struct kprof_mmap_header *h,
 	memcpy(snap->strings, buf + h->strings_off, h->strings_len);
 	snap->strings[h->strings_len] = '\0';
 	snap->nr_rows = h->nr_tcp_rows;
+	snap->nr_cpu_rows = h->nr_cpu_rows;
 	snap->nr_stacks = h->nr_stacks;
 	snap->strings_len = h->strings_len;
 	return 0;
@@ -291,10 +329,12 @@ static void fill_counters(struct kp_snapshot *snap,
 	snap->drops_rows = h->drops_rows;
 	snap->drops_stacks = h->drops_stacks;
 	snap->drops_export = h->drops_export;
-	/* a 1.1 module has zero (reserved) there */
-	if (h->header_size >= offsetof(struct kprof_mmap_header, stack_resets) +
-			      sizeof(h->stack_resets))
-		snap->stack_resets = h->stack_resets;
+	/* zeroed past header_size; a 1.1 module has zero (reserved) there */
+	snap->samples = h->samples;
+	snap->samples_idle = h->samples_idle;
+	snap->drops_samples = h->drops_samples;
+	snap->sample_hz = h->sample_hz;
+	snap->stack_resets = h->stack_resets;
 }
 
 static void pause_briefly(void)
@@ -335,6 +375,9 @@ int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
 		if (h.header_size < sizeof(h) && h.header_size >= HDR_NEED)
 			memset((char *)&h + h.header_size, 0,
 			       sizeof(h) - h.header_size);
+		/* Only whole: a header cut inside the 1.2 fields has none. */
+		if (h.header_size < HDR_CPU_END)
+			memset((char *)&h + HDR_NEED, 0, sizeof(h) - HDR_NEED);
 		ret = check_header(&h, size, err, errlen);
 		if (!ret)
 			ret = copy_regions(buf, &h, snap);

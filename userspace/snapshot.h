@@ -41,10 +41,17 @@ struct kp_snapshot {
 	uint64_t drops_rows;
 	uint64_t drops_stacks;
 	uint64_t drops_export;
-	uint32_t stack_resets;	/* API 1.2; 0 from an older module */
+	/* API 1.2; 0 from an older module */
+	uint64_t samples;	/* CPU samples, idle included */
+	uint64_t samples_idle;
+	uint64_t drops_samples;
+	uint32_t sample_hz;	/* 0: sampling was off */
+	uint32_t stack_resets;
 	uint32_t nr_rows;
+	uint32_t nr_cpu_rows;
 	uint32_t nr_stacks;
 	struct kprof_tcp_row *rows;
+	struct kprof_cpu_row *cpu_rows;
 	struct kprof_stack *stacks;
 	char *strings;
 	uint32_t strings_len;
@@ -55,7 +62,9 @@ struct kp_snapshot {
 /*
  * Copy the interval published in @buf (@size bytes: the whole mapping):
  * read the generation (acquire), validate the header against @size and
- * this reader's ABI, copy rows, stacks and strings, re-read the generation
+ * this reader's ABI, copy TCP rows, CPU rows, stacks and strings (a header
+ * that ends before the API 1.2 fields, or has zeros there, has no CPU
+ * rows and zero sample counters), re-read the generation
  * and retry (a bounded number of times) if it was odd or changed; then
  * validate the stacks' strings in the copy.
  *
@@ -67,6 +76,9 @@ struct kp_snapshot {
 int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
 		     char *err, size_t errlen);
 void kp_snapshot_free(struct kp_snapshot *snap);
+
+/* Samples of the interval when a CPU was not idle. */
+uint64_t kp_snapshot_busy(const struct kp_snapshot *snap);
 
 /* The stack with @id in @snap, or NULL. */
 const struct kprof_stack *kp_snapshot_stack(const struct kp_snapshot *snap,

@@ -24,8 +24,10 @@ static void info_free(struct kp_stack_info *si)
 
 	for (i = 0; i < KPROF_MAX_KERNEL_FRAMES; i++)
 		free(si->kernel[i]);
-	for (i = 0; i < KPROF_MAX_USER_FRAMES; i++)
+	for (i = 0; i < KPROF_MAX_USER_FRAMES; i++) {
 		free(si->user[i]);
+		free(si->user_func[i]);
+	}
 	free(si->why);
 	free(si);
 }
@@ -74,6 +76,8 @@ static int info_fill(struct kp_stack_info *si, const struct kprof_stack *st,
 		 st->comm);
 	si->nr_kernel = st->nr_kernel;
 	si->nr_user = st->nr_user;
+	si->ksyms_missing = !st->nr_kernel &&
+			    st->ksyms_off == KPROF_KSYMS_MISSING;
 	for (i = 0; i < st->nr_kernel; i++) {
 		si->kernel[i] = strdup(kp_stack_ksym(st, strings, i));
 		if (!si->kernel[i])
@@ -166,25 +170,60 @@ struct kp_stack_info *kp_stacks_get(struct kp_stacks *c, uint32_t id,
 const char *kp_stack_user(struct kp_stacks *c, struct kp_stack_info *si,
 			  unsigned int i)
 {
-	char buf[KP_SYM_LEN];
-	int ret;
+	struct kp_sym_res res;
+	char buf[KP_SYM_LEN + 160];
+	char *text, *func = NULL;
+	int found;
 
 	if (i >= si->nr_user)
 		return KP_SYM_UNKNOWN;
-	if (si->user[i] && si->user_tries[i] >= KP_SYM_TRIES)
-		return si->user[i];
-	if (si->user[i] && strncmp(si->user[i], KP_SYM_UNKNOWN,
-				   strlen(KP_SYM_UNKNOWN)))
+	if (si->user[i] && (si->user_tries[i] >= KP_SYM_TRIES ||
+			    si->user_func[i]))
 		return si->user[i];
 	/* Leaf frame: the interrupted ip; the others: return addresses. */
-	ret = kp_sym_user(c->sym, si->tgid, si->user_ips[i], i > 0, buf,
-			  sizeof(buf));
+	found = kp_sym_lookup(c->sym, si->tgid, si->user_ips[i], i > 0, &res);
 	si->user_tries[i]++;
-	if (ret && si->user[i])
+	if (found < 0 && si->user[i])
 		return si->user[i];
+	kp_sym_format(&res, found, buf, sizeof(buf));
+	text = strdup(buf);
+	if (found > 0)
+		func = strdup(res.func);
+	if (!text || (found > 0 && !func)) {
+		free(text);
+		free(func);
+		return si->user[i] ? si->user[i] : KP_SYM_UNKNOWN;
+	}
 	free(si->user[i]);
-	si->user[i] = strdup(buf);
-	return si->user[i] ? si->user[i] : KP_SYM_UNKNOWN;
+	free(si->user_func[i]);
+	si->user[i] = text;
+	si->user_func[i] = func;
+	return text;
+}
+
+const char *kp_stack_user_func(struct kp_stacks *c, struct kp_stack_info *si,
+			       unsigned int i)
+{
+	if (i >= si->nr_user)
+		return NULL;
+	kp_stack_user(c, si, i);
+	return si->user_func[i];
+}
+
+unsigned int kp_stack_leaf(struct kp_stacks *c, struct kp_stack_info *si,
+			   const char **out, unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	if (si->err)
+		return 0;
+	if (si->ksyms_missing && n < max)
+		out[n++] = KP_KSYMS_MISSING_TEXT;
+	for (i = 0; i < si->nr_kernel && n < max; i++)
+		out[n++] = si->kernel[i];
+	for (i = 0; i < si->nr_user && n < max; i++)
+		out[n++] = kp_stack_user(c, si, i);
+	return n;
 }
 
 unsigned int kp_stack_top(struct kp_stacks *c, struct kp_stack_info *si,

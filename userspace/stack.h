@@ -22,12 +22,17 @@ struct kp_stack_info {
 	char comm[17];
 	unsigned int nr_kernel;
 	unsigned int nr_user;
+	int ksyms_missing;	/* kernel frames that did not fit the export */
 	char *kernel[KPROF_MAX_KERNEL_FRAMES];
 	uint64_t user_ips[KPROF_MAX_USER_FRAMES];
 	/* Symbolized frames, filled by kp_stack_user(). */
 	char *user[KPROF_MAX_USER_FRAMES];
+	char *user_func[KPROF_MAX_USER_FRAMES];	/* NULL: no symbol */
 	uint8_t user_tries[KPROF_MAX_USER_FRAMES];
 };
+
+/* Shown for the kernel frames of a KPROF_KSYMS_MISSING stack. */
+#define KP_KSYMS_MISSING_TEXT	"[kernel frames missing]"
 
 struct kp_stacks {
 	int fd;
@@ -62,6 +67,18 @@ struct kp_stack_info *kp_stacks_get(struct kp_stacks *c, uint32_t id,
 /* User frame @i of @si symbolized ("[unknown]" when that fails). */
 const char *kp_stack_user(struct kp_stacks *c, struct kp_stack_info *si,
 			  unsigned int i);
+
+/* The function of user frame @i, or NULL when not symbolized. */
+const char *kp_stack_user_func(struct kp_stacks *c, struct kp_stack_info *si,
+			       unsigned int i);
+
+/*
+ * The leaf-most @max frames of @si as text: kernel frames first (or
+ * KP_KSYMS_MISSING_TEXT in their place), then the user frames,
+ * symbolized.  Returns how many were stored in @out.
+ */
+unsigned int kp_stack_leaf(struct kp_stacks *c, struct kp_stack_info *si,
+			   const char **out, unsigned int max);
 
 /*
  * Up to @max frames to show for @si inline: the leaf-most user frames,

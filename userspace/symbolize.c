@@ -166,9 +166,8 @@ static const char *module_basename(const char *name, char *buf, size_t len)
 
 /* Look @addr up in @p; 1: function found, 0: module only, -1: nothing. */
 static int lookup(struct kp_proc *p, uint64_t addr, uint64_t ip,
-		  char *buf, size_t len)
+		  struct kp_sym_res *res)
 {
-	char base[128];
 	const char *fn, *modname;
 	Dwarf_Addr start;
 	Dwfl_Module *mod;
@@ -182,39 +181,94 @@ static int lookup(struct kp_proc *p, uint64_t addr, uint64_t ip,
 		return -1;
 	modname = module_basename(dwfl_module_info(mod, NULL, &start, NULL,
 						   NULL, NULL, NULL, NULL),
-				  base, sizeof(base));
+				  res->module, sizeof(res->module));
+	if (modname != res->module)
+		snprintf(res->module, sizeof(res->module), "%s", modname);
+	res->mod_off = ip - (uint64_t)start;
 	fn = dwfl_module_addrinfo(mod, addr, &off, &es, NULL, NULL, NULL);
 	if (fn && *fn) {
+		snprintf(res->func, sizeof(res->func), "%s", fn);
 		/* Offset of @ip itself, not of the ip - 1 looked up. */
-		snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", fn,
-			 (uint64_t)off + (ip - addr), modname);
+		res->func_off = (uint64_t)off + (ip - addr);
 		return 1;
 	}
-	snprintf(buf, len, KP_SYM_UNKNOWN " (%s+0x%" PRIx64 ")", modname,
-		 ip - (uint64_t)start);
 	return 0;
 }
 
-int kp_sym_user(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
-		char *buf, size_t len)
+int kp_sym_lookup(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
+		  struct kp_sym_res *res)
 {
 	uint64_t addr = ret_addr && ip ? ip - 1 : ip;
 	struct kp_proc *p;
 	int found;
 
-	snprintf(buf, len, KP_SYM_UNKNOWN);
+	memset(res, 0, sizeof(*res));
 	if (!sym || tgid <= 0 || !ip)
 		return -1;
 	kp_sym_cur_pid = tgid;
 	p = proc_get(sym, tgid);
-	found = lookup(p, addr, ip, buf, len);
+	found = lookup(p, addr, ip, res);
 	if (found < 0 && p->read_tick != sym->tick) {
 		/* A mapping added since we read the maps (dlopen)? */
 		proc_read(sym, p);
-		found = lookup(p, addr, ip, buf, len);
+		found = lookup(p, addr, ip, res);
 	}
 	kp_sym_cur_pid = 0;
 	if (found < 0)
+		memset(res, 0, sizeof(*res));
+	return found;
+}
+
+void kp_sym_format(const struct kp_sym_res *res, int found, char *buf,
+		   size_t len)
+{
+	if (found > 0)
+		snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", res->func,
+			 res->func_off, res->module);
+	else if (!found)
+		snprintf(buf, len, KP_SYM_UNKNOWN " (%s+0x%" PRIx64 ")",
+			 res->module, res->mod_off);
+	else
 		snprintf(buf, len, KP_SYM_UNKNOWN);
+}
+
+int kp_sym_user(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
+		char *buf, size_t len)
+{
+	struct kp_sym_res res;
+	int found;
+
+	found = kp_sym_lookup(sym, tgid, ip, ret_addr, &res);
+	kp_sym_format(&res, found, buf, len);
 	return found == 1 ? 0 : -1;
+}
+
+int kp_sym_build_id(struct kp_sym *sym, pid_t tgid, uint64_t addr,
+		    char *buf, size_t len)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	Dwfl_Module *mod;
+	struct kp_proc *p;
+	Dwarf_Addr bias;
+	size_t used = 0;
+	int n, i;
+
+	if (len)
+		buf[0] = '\0';
+	if (!sym || tgid <= 0 || !len)
+		return -1;
+	kp_sym_cur_pid = tgid;
+	p = proc_get(sym, tgid);
+	mod = p->dwfl ? dwfl_addrmodule(p->dwfl, addr) : NULL;
+	/* The build ID is read from the file: have it opened. */
+	if (mod)
+		dwfl_module_getelf(mod, &bias);
+	n = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : -1;
+	kp_sym_cur_pid = 0;
+	if (n <= 0 || (size_t)n * 2 + 1 > len)
+		return -1;
+	for (i = 0; i < n; i++)
+		used += snprintf(buf + used, len - used, "%02x", bits[i]);
+	return 0;
 }

@@ -27,6 +27,39 @@ void kp_sym_free(struct kp_sym *sym);
 /* A new interval: each process may be re-read once more on a miss. */
 void kp_sym_tick(struct kp_sym *sym);
 
+/* Hex build ID: room for 64 bytes of it (GNU tools write 20). */
+#define KP_BUILD_ID_LEN	129
+
+/* What is known of one user address. */
+struct kp_sym_res {
+	char func[KP_SYM_LEN];	/* symbol, "" when none was found */
+	uint64_t func_off;	/* of @ip from the symbol's start */
+	char module[128];	/* file name of the module, "" when none */
+	uint64_t mod_off;	/* of @ip from the module's load address */
+};
+
+/*
+ * Look @ip up in process @tgid (@ret_addr as below).  Returns 1 if a
+ * function was found, 0 for a module without a symbol for it, -1 when
+ * nothing is known (@res then has empty strings).
+ */
+int kp_sym_lookup(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
+		  struct kp_sym_res *res);
+
+/*
+ * @res of a kp_sym_lookup() that returned @found, as kp_sym_user() shows
+ * it, into @buf.
+ */
+void kp_sym_format(const struct kp_sym_res *res, int found, char *buf,
+		   size_t len);
+
+/*
+ * The GNU build ID of the module mapped at @addr in @tgid, as lowercase
+ * hex, into @buf.  Returns 0, or -1 (@buf "") if it is not known.
+ */
+int kp_sym_build_id(struct kp_sym *sym, pid_t tgid, uint64_t addr,
+		    char *buf, size_t len);
+
 /*
  * Symbolize @ip in process @tgid into @buf: "func+0x1a (libc.so.6)",
  * "[unknown] (app+0x1234)" for an address in a module without a symbol

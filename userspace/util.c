@@ -5,10 +5,19 @@
 
 #include "util.h"
 
+static int progress;
+
+void kp_err_progress(int on)
+{
+	progress = on;
+}
+
 void kp_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (progress)
+		fputs("\r\033[K", stderr);
 	fputs("kprof: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -10,4 +10,10 @@
 /* "kprof: <message>\n" on stderr. */
 void kp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A progress line is (1) or is no longer (0) on the terminal at stderr:
+ * kp_err() erases it first, and the next update draws it again.
+ */
+void kp_err_progress(int on);
+
 #endif

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kprof's command line on the host: usage errors, a missing module, and
-# top/stacks against a fake /dev/kprof (tests/fakedev.so, LD_PRELOADed).
+# top/record/stacks against a fake /dev/kprof (tests/fakedev.so,
+# LD_PRELOADed).  The pprof files are decoded with `protoc --decode_raw`,
+# and with `go tool pprof` where Go is installed (skipped otherwise).
 #
 #   tests/cli.sh KPROF_BINARY FAKEDEV_SO
 #
@@ -14,6 +16,9 @@ for f in "$KPROF" "$FAKE"; do
 	[ -r "$f" ] || { echo "Bail out! $f missing (make -C userspace check builds it)"; exit 1; }
 done
 command -v python3 >/dev/null || { echo "Bail out! python3 missing"; exit 1; }
+command -v protoc >/dev/null ||
+	{ echo "Bail out! protoc missing: apt-get install protobuf-compiler"; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/out ERR=$TMP/err LOG=$TMP/log
@@ -36,6 +41,11 @@ not_ok()
 result()
 {
 	if [ "$1" -eq 0 ]; then ok "$2"; else not_ok "$2"; fi
+}
+skip()
+{
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
 }
 
 # expect STATUS STDERR_REGEX DESCRIPTION -- COMMAND...: the exit status, and
@@ -105,6 +115,31 @@ usage_error "top: --threshold '1.5ns'" top --threshold 1.5ns
 usage_error "top: unknown option '--bogus'" top --bogus
 usage_error "top: unknown option '-x'" top -x
 usage_error "top: unexpected argument 'extra'" top extra
+usage_error "top: --freq '0': out of range \(samples per second and CPU, 1\.\.10000\)" top --freq 0
+usage_error "top: --freq '10001': out of range" top --freq 10001
+usage_error "top: --freq 'fast': not a number" top --freq fast
+usage_error "top: option '--freq' needs a value" top --freq
+usage_error "top: --top '0': out of range" top --top 0
+usage_error "top: --top 'all': not a number" top --top all
+usage_error "top: --no-cpu and --no-tcp leave nothing to show" top --no-cpu --no-tcp
+usage_error "record: missing -d SECONDS" record -o x
+usage_error "record: missing -o FILE" record -d 1
+usage_error "record: missing -d SECONDS" record
+usage_error "record: -d '0': out of range" record -d 0 -o x
+usage_error "record: -d '86401': out of range" record -d 86401 -o x
+usage_error "record: -d '1s'" record -d 1s -o x
+usage_error "record: -o '': an empty file name" record -d 1 -o ''
+usage_error "record: --format 'xml': use folded, pprof or json" record -d 1 -o x --format xml
+usage_error "record: option '--format' needs a value" record -d 1 -o x --format
+usage_error "record: --freq '0': out of range" record -d 1 -o x --freq 0
+usage_error "record: --freq '20000': out of range" record -d 1 -o x --freq 20000
+usage_error "record: --no-cpu and --no-tcp leave nothing to record" record -d 1 -o x --no-cpu --no-tcp
+usage_error "record: --format folded holds CPU samples only: --no-cpu" record -d 1 -o x --no-cpu
+usage_error "record: --threshold '101s': above 100s" record -d 1 -o x --threshold 101s
+usage_error "record: -p '0'" record -d 1 -o x -p 0
+usage_error "record: --role 'peer'" record -d 1 -o x --role peer
+usage_error "record: unknown option '--top'" record -d 1 -o x --top 3
+usage_error "record: unexpected argument 'extra'" record -d 1 -o x extra
 usage_error "stacks: missing stack ID" stacks
 usage_error "stacks: missing stack ID" stacks --json
 usage_error "stacks: bad stack ID '0'" stacks 0
@@ -124,27 +159,58 @@ expect 1 'kprofmod is not loaded' "top with every option valid, without module: 
 	--threshold 500us -p $$ -C --no-color --json
 expect 1 'kprofmod is not loaded' "top -i 3600 --threshold 100s --role server: valid" \
 	-- nomod top -i 3600 --threshold 100s --role server --interval=0.5 --count=3
+expect 1 'kprofmod is not loaded' "top with the sampling options valid, without module: exit 1" \
+	-- nomod top --freq 10000 --top 1 --no-cpu
 expect 1 'kprofmod is not loaded' "stacks without module: exit 1" -- nomod stacks 1 2
+expect 1 'kprofmod is not loaded' "record with every option valid, without module: exit 1" \
+	-- nomod record -d 86400 -o "$TMP/nomod.out" --format pprof --freq 1 --no-tcp \
+	-p $$ --rport 80 --lport 8080 --role client -4 -6 --threshold 0
+result "$( [ ! -e "$TMP/nomod.out" ] && [ ! -e "$TMP/nomod.out.tmp" ]; echo $?)" \
+	"record without module: leaves no file behind"
 
 # --- help -------------------------------------------------------------------------------
 
 expect 0 '' "kprof --help" -- "$KPROF" --help
-result "$(grep -qE '^  top +TCP request latency' "$OUT" &&
+result "$(grep -qE '^  top +hot CPU stacks and TCP request latency' "$OUT" &&
+	  grep -qE '^  record +sample CPU stacks and TCP latency' "$OUT" &&
 	  grep -qE '^  stacks +print the kernel and user frames' "$OUT"; echo $?)" \
-	"kprof --help lists top and stacks"
+	"kprof --help lists top, record and stacks"
 expect 0 '' "kprof top --help" -- "$KPROF" top --help
 result "$(grep -q '^usage: kprof top \[-i SECONDS\]' "$OUT" &&
-	  grep -q -- '--threshold DURATION' "$OUT"; echo $?)" "top --help shows the options"
+	  grep -q -- '--threshold DURATION' "$OUT" && grep -q -- '--freq HZ' "$OUT" &&
+	  grep -q -- '--top N' "$OUT" && grep -q -- '--no-cpu' "$OUT" &&
+	  grep -q -- '--no-tcp' "$OUT"; echo $?)" "top --help shows the options"
+expect 0 '' "kprof record --help" -- "$KPROF" record --help
+result "$(grep -q '^usage: kprof record -d SECONDS -o FILE \[--format folded|pprof|json\]' "$OUT" &&
+	  grep -q -- 'FILE.latency.pb.gz' "$OUT" && grep -q -- '--freq HZ' "$OUT" &&
+	  grep -q -- '--threshold DURATION' "$OUT"; echo $?)" "record --help shows the options and files"
 expect 0 '' "kprof stacks --help" -- "$KPROF" stacks --help
 result "$(grep -q '^usage: kprof stacks \[--json\] ID\.\.\.' "$OUT"; echo $?)" \
 	"stacks --help shows the usage"
 expect 0 '' "kprof help top" -- "$KPROF" help top
 
+# The manual page: every long option of every command is in it.
+MAN=$HERE/../kprof.1
+missing=
+for cmd in top record stacks; do
+	for opt in $("$KPROF" "$cmd" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+		sed 's/\\-/-/g' "$MAN" | grep -q -- "$opt" || missing="$missing $cmd:$opt"
+	done
+done
+[ -z "$missing" ] || echo "#   not in kprof.1:$missing"
+result "$( [ -z "$missing" ]; echo $?)" "kprof.1 documents every long option of top, record and stacks"
+if command -v groff >/dev/null; then
+	groff -man -ww -z "$MAN" >"$OUT" 2>&1
+	result "$( [ $? -eq 0 ] && [ ! -s "$OUT" ]; echo $?)" "kprof.1: groff -man -ww has no warning"
+else
+	skip "kprof.1: groff -man -ww has no warning" "no groff"
+fi
+
 # --- info against the fake device ------------------------------------------------
 
 expect 0 '' "info on an API 1.1 module" -- fake info
 result "$(grep -qx 'kprofmod 0.0.0-fake' "$OUT" && grep -qE '^  api:       1\.[0-9]+ \(kprof speaks 1\.[0-9]+\)$' "$OUT" &&
-	  grep -qx '  features:  tcp-latency user-stacks ksyms' "$OUT" &&
+	  grep -qx '  features:  tcp-latency user-stacks ksyms cpu-sampling' "$OUT" &&
 	  grep -qx '  attach:    tcp_sendmsg tcp_cleanup_rbuf tcp_v4_destroy_sock' "$OUT" &&
 	  grep -qx '  running:   none' "$OUT" &&
 	  grep -qx '  capacity:  1024 TCP rows, 1024 stacks, 4096 requests in flight' "$OUT" &&
@@ -159,8 +225,18 @@ result "$(grep -qx '  features:  none' "$OUT" && ! grep -q 'attach:' "$OUT"; ech
 
 rm -f "$LOG"
 expect 0 '' "top -n 2 -i 0.05 (table): exit 0, nothing on stderr" -- fake top -n 2 -i 0.05
-result "$( [ "$(grep -c '^[0-9:]*  interval [0-9.]*ms  requests 116  abandoned 2  drops 3 (inflight 0, rows 3, stacks 0, export 0)$' "$OUT")" -eq 2 ]; echo $?)" \
-	"table: one header line per interval"
+result "$( [ "$(grep -c '^[0-9:]*  interval [0-9.]*ms  requests 116  abandoned 2  drops 3 (inflight 0, rows 3, stacks 0, export 0)  samples 150 (idle 50)  sample drops 1$' "$OUT")" -eq 2 ]; echo $?)" \
+	"table: one header line per interval, with samples and sample drops"
+result "$(grep -qE '^SAMPLES +% +STACK +PROCESS +FRAMES \(LEAF FIRST\)$' "$OUT" &&
+	  grep -A1 -m1 '^SAMPLES' "$OUT" | tail -n 1 |
+	  grep -qE '^ +60 +60\.0% +21 +fake-app\[[0-9]+\] +kprof_fake_hot_a\+0x1 \(fakedev\.so\) <- kprof_fake_work\+0x2 \(fakedev\.so\) <- kprof_fake_main\+0x2 \(fakedev\.so\)$'; echo $?)" \
+	"table: hot stacks by samples, % of non-idle samples, 3 symbolized frames"
+result "$(grep -qE '^ +20 +20\.0% +22 +fake app\[[0-9]+\] +kprof_fake_hot_b\+0x1 ' "$OUT" &&
+	  grep -qE '^ +10 +10\.0% +23 +fake-app\[[0-9]+\] +copy_user_generic_string\+0x2c/0x40 <- _copy_to_user\+0x22/0x30 <- __x64_sys_read\+0x19/0x20$' "$OUT" &&
+	  grep -qE '^ +6 +6\.0% +24 +ksoftirqd/1\[0\] +e1000_clean\+0x58/0x8e0 \[e1000\] <- ' "$OUT" &&
+	  grep -qE '^ +2 +2\.0% +- +fake-app\[[0-9]+\] +\(stack not stored: stack table full\)$' "$OUT" &&
+	  grep -qE '^ +2 +2\.0% +25 +fake-app\[[0-9]+\] +\[kernel frames missing\] <- kprof_fake_read\+0x1 ' "$OUT"; echo $?)" \
+	"table: kernel frames first, kernel threads, stack ID 0, missing kernel frames"
 result "$(grep -qE '^STACK +ENDPOINT +ROLE +COUNT +TOTAL +AVG +P50 +P95 +P99 +MAX$' "$OUT"; echo $?)" \
 	"table: column headings"
 result "$(grep -m1 -A1 '^STACK' "$OUT" | tail -n 1 | grep -qE '^ +7 +\[2001:db8::1\]:8080 +server +10 +435ms +43.5ms '; echo $?)" \
@@ -175,10 +251,10 @@ result "$(grep -qE '^ +kworker/0:1: tcp_recvmsg\+0x0/0x1e0 <- inet_recvmsg\+0x5a
 	  grep -qE '^ +stack 99: no longer known' "$OUT"; echo $?)" \
 	"table: kernel-only stack from GET_STACK, unknown ID noted"
 result "$(! grep -q $'\033' "$OUT"; echo $?)" "table: no escape codes when not a tty"
-result "$(grep -qx 'SET_CONFIG tgid=0 roles=0 families=0 threshold_ns=1000000 rports= lports=' "$LOG" &&
-	  [ "$(grep -E '^(START|STOP|SNAPSHOT)' "$LOG" | head -n 2 | tr '\n' ' ')" = "START what=1 SNAPSHOT 1 gen=2 " ] &&
-	  [ "$(tail -n 1 "$LOG")" = "STOP what=1" ] && grep -q '^mmap len=65536 prot=1$' "$LOG"; echo $?)" \
-	"top: default config (threshold 1ms), START, a first snapshot, STOP at the end, read-only mapping"
+result "$(grep -qx 'SET_CONFIG tgid=0 roles=0 families=0 threshold_ns=1000000 rports= lports= sample_hz=99' "$LOG" &&
+	  [ "$(grep -E '^(START|STOP|SNAPSHOT)' "$LOG" | head -n 2 | tr '\n' ' ')" = "START what=3 SNAPSHOT 1 gen=2 " ] &&
+	  [ "$(tail -n 1 "$LOG")" = "STOP what=3" ] && grep -q '^mmap len=65536 prot=1$' "$LOG"; echo $?)" \
+	"top: default config (threshold 1ms, 99 Hz), START of TCP and CPU, a first snapshot, STOP of both, read-only mapping"
 
 rm -f "$LOG"
 expect 0 '' "top --json -n 3 -i 0.02" -- fake top --json -n 3 -i 0.02
@@ -192,7 +268,24 @@ for line in lines:
     iv = o["interval"]
     assert iv["end_ns"] > iv["start_ns"] > 0
     assert o["requests"] == 116 and o["abandoned"] == 2
-    assert o["drops"] == {"inflight": 0, "rows": 3, "stacks": 0, "export": 0}
+    assert o["drops"] == {"inflight": 0, "rows": 3, "stacks": 0, "export": 0,
+                          "samples": 1}
+    assert (o["samples_total"], o["samples_idle"], o["sample_hz"]) == (150, 50, 99)
+    cpu = o["cpu"]
+    assert [(r["stack_id"], r["samples"]) for r in cpu] == \
+        [(21, 60), (22, 20), (23, 10), (24, 6), (0, 2), (25, 2)], cpu
+    for r in cpu:
+        assert set(r) == {"stack_id", "tgid", "comm", "samples", "frames"}, r
+    assert cpu[0]["comm"] == "fake-app" and cpu[0]["tgid"] > 0
+    assert cpu[0]["frames"] == ["kprof_fake_hot_a+0x1 (fakedev.so)",
+                                "kprof_fake_work+0x2 (fakedev.so)",
+                                "kprof_fake_main+0x2 (fakedev.so)"], cpu[0]
+    assert cpu[1]["comm"] == "fake app"
+    assert cpu[2]["frames"][0] == "copy_user_generic_string+0x2c/0x40"
+    assert len(cpu[2]["frames"]) == 3
+    assert cpu[3]["tgid"] == 0 and cpu[3]["comm"] == "ksoftirqd/1"
+    assert cpu[4]["frames"] == []
+    assert cpu[5]["frames"][0] == "[kernel frames missing]"
     gens.append(o["generation"])
     tcp = o["tcp"]
     assert [r["stack_id"] for r in tcp] == [7, 0, 12, 99], tcp
@@ -229,12 +322,12 @@ rm -f "$LOG"
 expect 0 '' "top with every filter option" -- \
 	fake top -n 1 -i 0.01 --json -p $$ --rport 80,443 --rport 443,8443 \
 	--lport 8080 --role server -6 --threshold 2.5ms
-result "$(grep -qx "SET_CONFIG tgid=$$ roles=4 families=2 threshold_ns=2500000 rports=80,443,8443 lports=8080" "$LOG"; echo $?)" \
+result "$(grep -qx "SET_CONFIG tgid=$$ roles=4 families=2 threshold_ns=2500000 rports=80,443,8443 lports=8080 sample_hz=99" "$LOG"; echo $?)" \
 	"top: flags fill struct kprof_config"
 rm -f "$LOG"
 expect 0 '' "top --role client -4 -6 --threshold 500 (ms)" -- \
 	fake top -n 1 -i 0.01 --json --role client -4 -6 --threshold 500
-result "$(grep -qx "SET_CONFIG tgid=0 roles=2 families=3 threshold_ns=500000000 rports= lports=" "$LOG"; echo $?)" \
+result "$(grep -qx "SET_CONFIG tgid=0 roles=2 families=3 threshold_ns=500000000 rports= lports= sample_hz=99" "$LOG"; echo $?)" \
 	"top: role client, both families, plain threshold in ms"
 rm -f "$LOG"
 expect 0 '' "top --threshold 0" -- fake top -n 1 -i 0.01 --json --threshold 0
@@ -262,19 +355,125 @@ kill "$pypid" 2>/dev/null
 wait "$pypid" 2>/dev/null
 
 rm -f "$LOG"
-expect 0 '' "top with tracing already running" -- \
-	env KPROF_FAKE_RUNNING=1 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
-	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json --rport 80
+expect 0 '' "top with tracing and sampling already running" -- \
+	env KPROF_FAKE_RUNNING=3 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
+	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json --rport 80 --freq 250
 result "$(! grep -qE '^(START|STOP)' "$LOG" && grep -q '^GET_CONFIG$' "$LOG" &&
+	  [ "$(grep '^SET_CONFIG' "$LOG" | cut -d' ' -f2,8 | tr '\n' ' ')" = "tgid=0 sample_hz=250 tgid=4242 sample_hz=49 " ]; echo $?)" \
+	"top: leaves someone else's tracing and sampling running, restores their config and rate"
+rm -f "$LOG"
+expect 0 '' "top with only tracing already running" -- \
+	env KPROF_FAKE_RUNNING=1 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
+	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
+result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ] &&
 	  [ "$(grep '^SET_CONFIG' "$LOG" | cut -d' ' -f2 | tr '\n' ' ')" = "tgid=0 tgid=4242 " ]; echo $?)" \
-	"top: leaves someone else's tracing running, restores their config"
+	"top: starts and stops only the sampling it needed"
+rm -f "$LOG"
+expect 0 '' "top with only sampling already running" -- \
+	env KPROF_FAKE_RUNNING=2 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
+	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
+result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=1 STOP what=1 " ] &&
+	  grep -q '^GET_CONFIG$' "$LOG"; echo $?)" \
+	"top: starts and stops only the tracing it needed"
+
+rm -f "$LOG"
+expect 0 '' "top --no-cpu" -- fake top -n 1 -i 0.01 --no-cpu
+result "$(grep -qE '^[0-9:]*  interval [0-9.]*ms  requests 116  abandoned 2  drops 3 \(inflight 0, rows 3, stacks 0, export 0\)$' "$OUT" &&
+	  ! grep -q '^SAMPLES' "$OUT" && grep -q '^STACK  ENDPOINT' "$OUT" &&
+	  grep -q '^SET_CONFIG .* sample_hz=0$' "$LOG" &&
+	  [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=1 STOP what=1 " ]; echo $?)" \
+	"top --no-cpu: TCP only, sampling neither started nor its rate set"
+rm -f "$LOG"
+expect 0 '' "top --no-tcp --json --top 2 --freq 1000" -- fake top -n 1 -i 0.01 --no-tcp --json --top 2 --freq 1000
+result "$(python3 - "$OUT" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["tcp"] == [] and o["requests"] == 0, o["tcp"]
+assert [r["stack_id"] for r in o["cpu"]] == [21, 22], o["cpu"]
+assert o["sample_hz"] == 1000 and o["samples_total"] == 150
+PY
+echo $?)" "top --no-tcp --top 2: two hot stacks, no TCP rows, the rate set"
+result "$(grep -q '^SET_CONFIG .* sample_hz=1000$' "$LOG" &&
+	  [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ]; echo $?)" \
+	"top --no-tcp: only sampling started and stopped"
+rm -f "$LOG"
+expect 0 '' "top --no-tcp (table)" -- fake top -n 1 -i 0.01 --no-tcp --top 3
+result "$(grep -qE '^[0-9:]*  interval [0-9.]*ms  samples 150 \(idle 50\)  sample drops 1$' "$OUT" &&
+	  ! grep -q '^STACK  ENDPOINT' "$OUT" && [ "$(grep -cE '^ +[0-9]+ +[0-9.]+% ' "$OUT")" -eq 3 ] &&
+	  grep -qx '  (3 more stacks, 10 samples)' "$OUT"; echo $?)" \
+	"top --no-tcp --top 3: samples in the header, 3 stacks and a line for the rest"
+
+expect 0 '' "top --no-tcp --json while someone else traces TCP" -- \
+	env KPROF_FAKE_RUNNING=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" top -n 1 -i 0.01 --no-tcp --json
+result "$(python3 -c '
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["tcp"] == [] and o["requests"] == o["abandoned"] == 0, o
+assert o["drops"]["rows"] == 0 and o["samples_total"] == 150' "$OUT"; echo $?)" \
+	"top --no-tcp: someone else's TCP rows and counters are not shown"
+expect 0 '' "top --no-cpu --json while someone else samples" -- \
+	env KPROF_FAKE_RUNNING=2 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" top -n 1 -i 0.01 --no-cpu --json
+result "$(python3 -c '
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["cpu"] == [] and o["samples_total"] == o["samples_idle"] == o["sample_hz"] == 0, o
+assert o["drops"]["samples"] == 0 and o["requests"] == 116' "$OUT"; echo $?)" \
+	"top --no-cpu: someone else's samples are not shown"
+
+# -p: CPU rows of other processes are left out by the reader.  The shell
+# execs kprof, so -p $$ names kprof itself, whose samples the fake serves.
+expect 0 '' "top -p (own pid) --json" -- \
+	env KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	sh -c 'exec "$0" top -n 1 -i 0.01 --json -p $$' "$KPROF"
+result "$(python3 - "$OUT" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert sorted(r["stack_id"] for r in o["cpu"]) == [0, 21, 22, 23, 25], o["cpu"]
+assert o["cpu"][0]["samples"] == 60 and o["samples_total"] == 150
+PY
+echo $?)" "top -p: only that process's hot stacks (no kernel thread)"
+
+rm -f "$LOG"
+expect 0 '^kprof: note: kprofmod 0\.0\.0-fake cannot sample CPU stacks \(API 1\.1\): TCP latency only$' \
+	"top on an API 1.1 module: a one-line note, TCP only" -- \
+	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
+	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
+result "$(python3 - "$OUT" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["cpu"] == [] and o["samples_total"] == 0 and o["sample_hz"] == 0
+assert len(o["tcp"]) == 4 and o["requests"] == 116
+PY
+echo $?)" "top on an API 1.1 module: zero CPU rows and samples"
+result "$(grep -q '^SET_CONFIG .* sample_hz=0$' "$LOG" &&
+	  [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=1 STOP what=1 " ]; echo $?)" \
+	"top on an API 1.1 module: no sampling rate set, no CPU bit started"
+expect 1 '^kprof: kprofmod 0\.0\.0-fake cannot sample CPU stacks \(API 1\.1; sampling needs API 1\.2\)$' \
+	"top --no-tcp on an API 1.1 module: exit 1" -- \
+	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top --no-tcp
+rm -f "$LOG"
+expect 0 '^kprof: note: kprofmod 0\.0\.0-fake does not trace TCP latency \(API 1\.2\): CPU samples only$' \
+	"top on a module that cannot trace TCP: a one-line note, CPU only" -- \
+	env KPROF_FAKE_FEATURES=8 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
+	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
+result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ]; echo $?)" \
+	"top on a module that cannot trace TCP: only sampling started"
+rm -f "$LOG"
+expect 1 "the module's snapshot mapping is corrupt: cpu_row_size 8 is below sizeof\(struct kprof_cpu_row\) 32" \
+	"top: corrupt CPU rows rejected, exit 1" -- \
+	env KPROF_FAKE_CORRUPT_CPU=2 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
+	LD_PRELOAD="$FAKE" "$KPROF" top -n 5 -i 0.01 --json
+result "$( [ "$(wc -l <"$OUT")" -eq 0 ] && [ "$(tail -n 1 "$LOG")" = "STOP what=3" ]; echo $?)" \
+	"top: nothing printed from the corrupt interval, everything stopped"
 
 rm -f "$LOG"
 expect 1 "the module's snapshot mapping is corrupt: strings_len 1025 exceeds strings_cap 1024" \
 	"top: corrupt mapping rejected, exit 1" -- \
 	env KPROF_FAKE_CORRUPT=3 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
 	LD_PRELOAD="$FAKE" "$KPROF" top -n 5 -i 0.01 --json
-result "$( [ "$(wc -l <"$OUT")" -eq 1 ] && [ "$(tail -n 1 "$LOG")" = "STOP what=1" ]; echo $?)" \
+result "$( [ "$(wc -l <"$OUT")" -eq 1 ] && [ "$(tail -n 1 "$LOG")" = "STOP what=3" ]; echo $?)" \
 	"top: intervals before the corrupt one printed, tracing stopped"
 
 rm -f "$LOG"
@@ -287,8 +486,10 @@ result "$( [ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ] &&
 
 expect 1 '\(API 1\.0\) publishes no data mapping: TCP latency needs API 1\.1' "top on an API 1.0 module: exit 1" -- \
 	env KPROF_FAKE_OLD=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top
-expect 1 'does not trace TCP latency' "top on a module without TCP latency: exit 1" -- \
+expect 1 'can neither trace TCP latency nor sample CPU stacks' "top on a module with neither: exit 1" -- \
 	env KPROF_FAKE_FEATURES=0 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top
+expect 1 'does not trace TCP latency \(API 1\.2\)$' "top --no-cpu on a module without TCP latency: exit 1" -- \
+	env KPROF_FAKE_FEATURES=8 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top --no-cpu
 rm -f "$LOG"
 expect 1 'permission denied on /fake/kprof \(KPROF_IOC_START\)' "top: START refused: exit 1" -- \
 	env KPROF_FAKE_START_ERRNO=1 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
@@ -304,8 +505,8 @@ for sig in INT TERM; do
 	wait "$pid"
 	rc=$?
 	result "$( [ $rc -eq 0 ] && [ ! -s "$ERR" ] && [ -s "$OUT" ] &&
-		   [ "$(tail -n 1 "$LOG")" = "STOP what=1" ]; echo $?)" \
-		"top: SIG$sig stops tracing, exit 0"
+		   [ "$(tail -n 1 "$LOG")" = "STOP what=3" ]; echo $?)" \
+		"top: SIG$sig stops tracing and sampling, exit 0"
 done
 
 rm -f "$LOG"
@@ -313,13 +514,268 @@ set -o pipefail
 fake top -i 0.01 --json 2>"$ERR" | head -n 1 >"$OUT"
 rc=$?
 set +o pipefail
-result "$( [ $rc -eq 0 ] && [ ! -s "$ERR" ] && [ "$(tail -n 1 "$LOG")" = "STOP what=1" ]; echo $?)" \
-	"top: reader of the pipe gone: stops tracing, exit 0"
+result "$( [ $rc -eq 0 ] && [ ! -s "$ERR" ] && [ "$(tail -n 1 "$LOG")" = "STOP what=3" ]; echo $?)" \
+	"top: reader of the pipe gone: stops tracing and sampling, exit 0"
 
 start=$(date +%s%N)
 expect 0 '' "top -i 0.2 -n 3" -- fake top -i 0.2 -n 3 --json
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 result "$( [ $ms -ge 550 ] && [ $ms -le 2000 ]; echo $?)" "top: 3 intervals of 0.2 s take ${ms} ms"
+
+# --- record against the fake device ----------------------------------------------
+# Each interval the fake serves 100 non-idle samples: kprof_fake_hot_a 60,
+# kprof_fake_hot_b 20 (comm "fake app"), a read() 10, ksoftirqd/1 6,
+# missing kernel frames 2, stack ID 0 2.
+
+FOLDED_1="fake-app;[stack_table_full] 2
+fake-app;kprof_fake_main;kprof_fake_work;kprof_fake_hot_a 60
+fake-app;kprof_fake_main;kprof_fake_work;kprof_fake_read;[kernel_frames_missing]_[k] 2
+fake-app;kprof_fake_main;kprof_fake_work;kprof_fake_read;entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k];__x64_sys_read_[k];_copy_to_user_[k];copy_user_generic_string_[k] 10
+fake_app;kprof_fake_main;kprof_fake_work;kprof_fake_hot_b 20
+ksoftirqd/1;ret_from_fork_[k];kthread_[k];smpboot_thread_fn_[k];run_ksoftirqd_[k];__do_softirq_[k];net_rx_action_[k];e1000_clean_[k] 6"
+
+# folded_total FILE: the sum of the counts
+folded_total()
+{
+	awk '{ n += $NF } END { print n + 0 }' "$1"
+}
+
+# The checker itself: well-formed input passes, each kind of damage fails.
+printf 'a;b;c 1\nmain 20\n' >"$TMP/good.folded"
+result "$("$HERE/folded-check.sh" "$TMP/good.folded" >/dev/null; echo $?)" \
+	"folded-check: accepts a well-formed file"
+bad=0
+for line in 'a;b 0' 'a;b 01' 'a;;b 3' ';a 3' 'a; 3' 'a;b  3' 'a b;c 3' \
+	    'a;b 3 ' ' a;b 3' 'a;b	3' 'a;b' '3' 'a;b -3' 'a;b 1.5' ''; do
+	printf 'ok;line 1\n%s\n' "$line" >"$TMP/bad.folded"
+	"$HERE/folded-check.sh" "$TMP/bad.folded" >/dev/null && { bad=1; echo "#   accepted: '$line'"; }
+done
+printf 'a;b 1' >"$TMP/bad.folded"
+"$HERE/folded-check.sh" "$TMP/bad.folded" >/dev/null && { bad=1; echo "#   accepted: no final newline"; }
+result "$bad" "folded-check: rejects zero, padding, empty frames, stray white space, no count"
+
+rm -f "$LOG"
+expect 0 '' "record -d 0.3 (folded): exit 0, nothing on stderr when not a terminal" -- \
+	fake record -d 0.3 -o "$TMP/cpu.folded"
+result "$( [ ! -s "$OUT" ] && "$HERE/folded-check.sh" "$TMP/cpu.folded"; echo $?)" \
+	"record folded: passes the strict folded check"
+result "$( [ "$(cat "$TMP/cpu.folded")" = "$FOLDED_1" ]; echo $?)" \
+	"record folded: comm;root..leaf COUNT, kernel frames _[k], sorted, names made safe"
+result "$( [ ! -e "$TMP/cpu.folded.tmp" ] && [ ! -e "$TMP/cpu.folded.latency.pb.gz" ]; echo $?)" \
+	"record folded: FILE.tmp renamed, no latency file"
+result "$(grep -qx 'SET_CONFIG tgid=0 roles=0 families=0 threshold_ns=1000000 rports= lports= sample_hz=99' "$LOG" &&
+	  [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ] &&
+	  [ "$(grep -c '^SNAPSHOT' "$LOG")" -eq 2 ]; echo $?)" \
+	"record folded: samples only (no TCP tracing), a fresh interval, one snapshot, stopped"
+
+rm -f "$LOG"
+echo "old contents" >"$TMP/cpu3.folded"
+start=$(date +%s%N)
+expect 0 '' "record -d 2.2 --freq 250" -- fake record -d 2.2 --freq 250 -o "$TMP/cpu3.folded"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+result "$( [ $ms -ge 2150 ] && [ $ms -le 6000 ] && [ "$(grep -c '^SNAPSHOT' "$LOG")" -eq 4 ] &&
+	   grep -q '^SET_CONFIG .* sample_hz=250$' "$LOG"; echo $?)" \
+	"record -d 2.2: a snapshot each second and at the end (${ms} ms), rate set"
+result "$("$HERE/folded-check.sh" "$TMP/cpu3.folded" &&
+	  [ "$(folded_total "$TMP/cpu3.folded")" -eq 300 ] &&
+	  grep -qx 'fake-app;kprof_fake_main;kprof_fake_work;kprof_fake_hot_a 180' "$TMP/cpu3.folded" &&
+	  grep -qx 'fake_app;kprof_fake_main;kprof_fake_work;kprof_fake_hot_b 60' "$TMP/cpu3.folded"; echo $?)" \
+	"record: three intervals added up (300 samples, 180/60), old file replaced"
+
+rm -f "$LOG"
+expect 0 '' "record --format pprof -d 0.3" -- fake record --format pprof -d 0.3 -o "$TMP/cpu.pb.gz"
+result "$( [ -s "$TMP/cpu.pb.gz" ] && [ -s "$TMP/cpu.pb.gz.latency.pb.gz" ] &&
+	   [ ! -e "$TMP/cpu.pb.gz.tmp" ] && [ ! -e "$TMP/cpu.pb.gz.latency.pb.gz.tmp" ] &&
+	   [ "$(head -c 2 "$TMP/cpu.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] &&
+	   [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ]; echo $?)" \
+	"record pprof: gzip FILE and FILE.latency.pb.gz, TCP and CPU started and stopped"
+gunzip -c "$TMP/cpu.pb.gz" | protoc --decode_raw >"$TMP/cpu.raw" 2>"$TMP/cpu.raw.err"
+result "$?" "record pprof: protoc --decode_raw reads the CPU profile"
+"$HERE/pprof-raw.py" <"$TMP/cpu.raw" >"$TMP/cpu.json"
+result "$(python3 - "$TMP/cpu.json" "$(folded_total "$TMP/cpu.folded")" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+folded_total = int(sys.argv[2])
+assert p["sample_type"] == [["samples", "count"], ["cpu", "nanoseconds"]], p["sample_type"]
+assert p["period"] == 10**9 // 99, p["period"]
+total = sum(s["values"][0] for s in p["samples"])
+assert total == folded_total == 100, (total, folded_total)
+for s in p["samples"]:
+    assert s["values"][1] == s["values"][0] * p["period"]
+    assert set(s["labels"]) == {"comm", "pid"}
+    for l in s["locations"]:
+        assert str(l) in p["locations"], l
+leaf = {}
+for s in p["samples"]:
+    loc = p["locations"][str(s["locations"][0])]
+    name = p["functions"][str(loc["functions"][0])] if loc["functions"] else "?"
+    leaf[name] = leaf.get(name, 0) + s["values"][0]
+assert leaf == {"kprof_fake_hot_a": 60, "kprof_fake_hot_b": 20,
+                "copy_user_generic_string": 10, "e1000_clean": 6,
+                "[kernel frames missing]": 2, "[stack table full]": 2}, leaf
+maps = {m["file"]: m for m in p["mappings"]}
+assert p["mappings"][-1]["file"] == "[kernel.kallsyms]", p["mappings"]
+fake = [m for f, m in maps.items() if f.endswith("/fakedev.so")]
+assert len(fake) == 1 and fake[0]["has_functions"], maps
+assert len(fake[0]["build_id"]) == 40, fake[0]
+addrs = [l["address"] for l in p["locations"].values()]
+assert len(set(a for a in addrs if a)) == len([a for a in addrs if a]), "one location per address"
+PY
+echo $?)" "record pprof (decode_raw): sample totals equal the folded totals, functions, mappings, build ID"
+gunzip -c "$TMP/cpu.pb.gz.latency.pb.gz" | protoc --decode_raw | "$HERE/pprof-raw.py" >"$TMP/lat.json"
+result "$(python3 - "$TMP/lat.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["sample_type"] == [["requests", "count"], ["latency", "nanoseconds"]], p["sample_type"]
+rows = {(s["labels"]["endpoint"], s["labels"]["role"]): s["values"] for s in p["samples"]}
+assert rows == {("10.0.4.12:443", "client"): [100, 149500000],
+                ("[2001:db8::1]:8080", "server"): [10, 435000000],
+                ("[::ffff:127.0.0.1]:80", "client"): [5, 14000],
+                ("192.168.1.1:5432", "client"): [1, 5]}, rows
+names = set(p["functions"].values())
+assert {"tcp_sendmsg", "[below threshold]", "tcp_recvmsg", "[unknown stack]"} <= names, names
+PY
+echo $?)" "record pprof (decode_raw): latency profile with endpoint and role labels"
+# $KPROF_GO: the go binary (default go); a missing one skips these.
+GO=${KPROF_GO:-go}
+if command -v "$GO" >/dev/null; then
+	GOT="$TMP/go-top"
+	HOME=$TMP GOCACHE=$TMP/gocache "$GO" tool pprof -top "$TMP/cpu.pb.gz" >"$GOT" 2>"$TMP/go-top.err"
+	result "$(grep -qE '^ +[0-9.]+ms +60\.00% +60\.00% +[0-9.]+ms +60\.00% +kprof_fake_hot_a$' "$GOT" &&
+		  grep -qE '^ +[0-9.]+ms +20\.00% +80\.00% .* kprof_fake_hot_b$' "$GOT" &&
+		  grep -qE ' copy_user_generic_string$' "$GOT" && grep -qE ' kprof_fake_main$' "$GOT" &&
+		  grep -q '^Type: cpu$' "$GOT"; echo $?)" \
+		"go tool pprof -top: the profile's functions, 60% and 20% flat"
+	HOME=$TMP GOCACHE=$TMP/gocache "$GO" tool pprof -top "$TMP/cpu.pb.gz.latency.pb.gz" >"$GOT" 2>"$TMP/go-top.err"
+	result "$(grep -q '^Type: latency$' "$GOT" && grep -qE ' tcp_sendmsg$' "$GOT" &&
+		  grep -qE ' \[below threshold\]$' "$GOT"; echo $?)" \
+		"go tool pprof -top: the latency profile"
+else
+	skip "go tool pprof -top: the profile's functions" "no $GO (apt-get install golang-go)"
+	skip "go tool pprof -top: the latency profile" "no $GO (apt-get install golang-go)"
+fi
+
+rm -f "$LOG"
+expect 0 '' "record --format json -d 0.3 -p (own pid)" -- \
+	env KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" \
+	sh -c 'exec "$0" record --format json -d 0.3 -o "$1" -p $$ --threshold 0' "$KPROF" "$TMP/rec.json"
+result "$(python3 - "$TMP/rec.json" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+assert text.count("\n") == 1 and text.endswith("\n")
+o = json.loads(text)
+for k in ("interval", "cpu", "tcp", "samples_total", "samples_idle", "drops",
+          "sample_hz", "requests", "abandoned", "intervals"):
+    assert k in o, k
+iv = o["interval"]
+assert iv["end_ns"] > iv["start_ns"] > 0 and iv["duration_ns"] == iv["end_ns"] - iv["start_ns"]
+assert (o["samples_total"], o["samples_idle"], o["sample_hz"], o["intervals"]) == (150, 50, 99, 1)
+assert o["drops"] == {"inflight": 0, "rows": 3, "stacks": 0, "export": 0, "samples": 1}, o["drops"]
+cpu = o["cpu"]
+assert [(r["stack_id"], r["samples"]) for r in cpu] == [(21, 60), (22, 20), (23, 10), (0, 2), (25, 2)], cpu
+for r in cpu:
+    assert set(r) == {"stack_id", "tgid", "comm", "samples", "frames"}, r
+assert cpu[2]["frames"] == ["copy_user_generic_string+0x2c/0x40", "_copy_to_user+0x22/0x30",
+    "__x64_sys_read+0x19/0x20", "do_syscall_64+0x5b/0xc0",
+    "entry_SYSCALL_64_after_hwframe+0x6e/0xd8", "kprof_fake_read+0x1 (fakedev.so)",
+    "kprof_fake_work+0x2 (fakedev.so)", "kprof_fake_main+0x2 (fakedev.so)"], cpu[2]
+assert cpu[3]["frames"] == [] and cpu[4]["frames"][0] == "[kernel frames missing]"
+tcp = o["tcp"]
+assert [r["stack_id"] for r in tcp] == [7, 0, 12, 99], tcp
+assert tcp[0]["count"] == 10 and tcp[0]["sum_ns"] == 435000000 and tcp[0]["comm"] == "fake-client"
+assert tcp[0]["frames"][0].startswith("tcp_sendmsg+0x0/0x50") and len(tcp[0]["frames"]) == 6
+assert "frames" not in tcp[1] and "frames" not in tcp[3]
+assert tcp[2]["frames"] == ["tcp_recvmsg+0x0/0x1e0", "inet_recvmsg+0x5a/0x120"]
+assert o["requests"] == 116
+PY
+echo $?)" "record json: one object, totals, cpu[] of the -p process with whole stacks, tcp[]"
+result "$(grep -q '^SET_CONFIG tgid=[1-9][0-9]* .* threshold_ns=0 ' "$LOG"; echo $?)" \
+	"record: -p and --threshold reach the module's configuration"
+
+rm -f "$LOG"
+KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" \
+	"$KPROF" record -d 30 -o "$TMP/int.folded" >"$OUT" 2>"$ERR" &
+pid=$!
+# after the first interval of the recording (snapshot 2), however slow
+for _ in $(seq 100); do grep -q '^SNAPSHOT 2 ' "$LOG" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$pid"
+start=$(date +%s%N)
+wait "$pid"
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+result "$( [ $rc -eq 0 ] && [ ! -s "$ERR" ] && [ $ms -lt 2000 ] &&
+	   "$HERE/folded-check.sh" "$TMP/int.folded" >/dev/null &&
+	   [ "$(folded_total "$TMP/int.folded")" -eq 200 ] &&
+	   [ "$(tail -n 1 "$LOG")" = "STOP what=2" ]; echo $?)" \
+	"record: SIGINT ends it early, the interval so far counts, the file is written"
+
+# The progress line: on a terminal only (a pty from python).
+result "$(python3 - "$KPROF" "$FAKE" "$TMP/pty.folded" <<'PY'
+import os, pty, sys, subprocess
+kprof, fake, out = sys.argv[1:4]
+master, slave = pty.openpty()
+env = dict(os.environ, KPROF_DEVICE="/fake/kprof", LD_PRELOAD=fake)
+p = subprocess.run([kprof, "record", "-d", "1.2", "-o", out], env=env,
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=slave, timeout=20)
+os.close(slave)
+text = b""
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    text += chunk
+text = text.decode()
+assert p.returncode == 0, p.returncode
+assert "\rkprof: recording 0ns/1.20s" in text.replace("\x1b[K", ""), repr(text)
+assert "kprof: recording 1.00s/1.20s, 100 samples" in text, repr(text)
+assert "kprof: recorded 1.20s/1.20s, 200 samples\r\n" in text, repr(text)
+PY
+echo $?)" "record: a progress line (\\r, elapsed/total, samples) when stderr is a terminal"
+
+rm -f "$LOG"
+expect 1 "^kprof: cannot create $TMP/no/such/dir/x.tmp: No such file or directory$" \
+	"record: an unwritable output fails before measuring, exit 1" -- \
+	fake record -d 1 -o "$TMP/no/such/dir/x"
+result "$(! grep -qE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
+	"record: nothing started for an unwritable output"
+rm -f "$LOG"
+expect 0 '' "record --format pprof --no-tcp" -- fake record --format pprof --no-tcp -d 0.1 -o "$TMP/nt.pb.gz"
+result "$( [ -s "$TMP/nt.pb.gz" ] && [ ! -e "$TMP/nt.pb.gz.latency.pb.gz" ] &&
+	   [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ]; echo $?)" \
+	"record pprof --no-tcp: no latency file, no TCP tracing"
+expect 0 '^kprof: note: kprofmod 0\.0\.0-fake cannot sample CPU stacks \(API 1\.1\): TCP latency only$' \
+	"record pprof on an API 1.1 module: a note, TCP only" -- \
+	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" record --format pprof -d 0.1 -o "$TMP/old.pb.gz"
+result "$(gunzip -c "$TMP/old.pb.gz" | protoc --decode_raw | "$HERE/pprof-raw.py" |
+	  python3 -c 'import json, sys; p = json.load(sys.stdin); assert not p["samples"] and p["sample_type"][0] == ["samples", "count"]' &&
+	  gunzip -c "$TMP/old.pb.gz.latency.pb.gz" | protoc --decode_raw | "$HERE/pprof-raw.py" |
+	  python3 -c 'import json, sys; p = json.load(sys.stdin); assert sum(s["values"][0] for s in p["samples"]) == 116'; echo $?)" \
+	"record pprof on an API 1.1 module: an empty CPU profile, the latency profile"
+expect 1 '^kprof: kprofmod 0\.0\.0-fake cannot sample CPU stacks \(API 1\.1; sampling needs API 1\.2\)$' \
+	"record folded on an API 1.1 module: exit 1" -- \
+	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" record -d 0.1 -o "$TMP/old.folded"
+result "$( [ ! -e "$TMP/old.folded" ] && [ ! -e "$TMP/old.folded.tmp" ]; echo $?)" \
+	"record: no file when nothing could be recorded"
+expect 1 "the module's snapshot mapping is corrupt: cpu_row_size 8" \
+	"record: a corrupt mapping ends it, exit 1, no file" -- \
+	env KPROF_FAKE_CORRUPT_CPU=2 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" record -d 0.2 -o "$TMP/corrupt.folded"
+result "$( [ ! -e "$TMP/corrupt.folded" ] && [ ! -e "$TMP/corrupt.folded.tmp" ]; echo $?)" \
+	"record: a failed recording leaves no file"
+env KPROF_FAKE_STEAL=2 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" record -d 0.2 -o "$TMP/steal.folded" >"$OUT" 2>"$ERR"
+rc=$?
+result "$( [ $rc -eq 0 ] && [ "$(wc -l <"$ERR")" -eq 2 ] &&
+	   grep -q '^kprof: interval skipped: the mapping holds generation 6, not 4' "$ERR" &&
+	   grep -qx 'kprof: 1 interval lost to another reader'"'"'s snapshots' "$ERR" &&
+	   [ -e "$TMP/steal.folded" ] && [ ! -s "$TMP/steal.folded" ]; echo $?)" \
+	"record: an interval lost to another reader is reported, not miscounted"
 
 # --- stacks against the fake device -----------------------------------------------
 
@@ -334,6 +790,12 @@ result "$(grep -qE '^stack 7: fake-client\[[0-9]+\], 3 kernel and 3 user frames$
 	  grep -qE '^  0x0000000000001000 \[unknown\]$' "$OUT" &&
 	  grep -qE '^stack 12: kworker/0:1, 2 kernel frames$' "$OUT"; echo $?)" \
 	"stacks: kernel frames, symbolized user frames leaf first, the others printed"
+expect 0 '' "stacks 23 24" -- fake stacks 23 24
+result "$(grep -qE '^stack 23: fake-app\[[0-9]+\], 5 kernel and 3 user frames$' "$OUT" &&
+	  grep -qE '^  0x[0-9a-f]{16} kprof_fake_hot_a|^  0x[0-9a-f]{16} kprof_fake_read\+0x1 \(fakedev\.so\)$' "$OUT" &&
+	  grep -qE '^stack 24: ksoftirqd/1, 7 kernel frames$' "$OUT" &&
+	  grep -qE '^  \[kernel\] +e1000_clean\+0x58/0x8e0 \[e1000\]$' "$OUT"; echo $?)" \
+	"stacks: CPU sample stacks, a syscall and a kernel thread"
 expect 0 '' "stacks --json 7 12" -- fake stacks --json 7 12
 result "$(python3 - "$OUT" <<'PY'
 import json, sys

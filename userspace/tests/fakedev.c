@@ -6,10 +6,19 @@
  * fixed set of rows each interval.  Every call is logged, one line each,
  * to $KPROF_FAKE_LOG.
  *
- * Knobs: KPROF_FAKE_RUNNING=1 (tracing already on), KPROF_FAKE_OLD=1 (API
- * 1.0: no mapping), KPROF_FAKE_FEATURES=N, KPROF_FAKE_CORRUPT=N (the Nth
- * snapshot publishes a corrupt layout), KPROF_FAKE_STEAL=N (the Nth
+ * Knobs: KPROF_FAKE_RUNNING=N (KPROF_RUN_* bits already on: 1 tracing,
+ * 2 sampling), KPROF_FAKE_OLD=1 (API 1.0: no mapping), KPROF_FAKE_API11=1
+ * (API 1.1: no sampling, zeros in the 1.2 header fields, sample_hz and
+ * KPROF_RUN_CPU refused), KPROF_FAKE_FEATURES=N, KPROF_FAKE_CORRUPT=N (the
+ * Nth snapshot publishes a corrupt layout), KPROF_FAKE_CORRUPT_CPU=N (the
+ * Nth snapshot has a short cpu_row_size), KPROF_FAKE_STEAL=N (the Nth
  * snapshot is overwritten by "another reader"), KPROF_FAKE_START_ERRNO=N.
+ *
+ * While sampling runs, each interval has 150 samples, 50 of them idle, in
+ * six CPU rows of this very process (so its user frames symbolize to the
+ * kprof_fake_* functions below) and of a kernel thread: kprof_fake_hot_a
+ * 60, kprof_fake_hot_b 20 (comm "fake app"), a read() in the kernel 10,
+ * ksoftirqd/1 6, kernel frames missing 2, stack ID 0 (not stored) 2.
  */
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -31,12 +40,14 @@
 #define MAP_SIZE	(64 * 1024)
 #define ROWS_OFF	256
 #define NR_ROWS		4
+#define NR_CPU_ROWS	6
+#define NR_STACKS_MAX	6
 
 static int fake_fd = -1;
 static char *region;
 static uint64_t generation;
 static unsigned int snapshots;
-static struct kprof_config config = { .size = sizeof(config) };
+static struct kprof_config config = { .size = sizeof(config), .sample_hz = 99 };
 static unsigned int running;
 
 static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -94,7 +105,7 @@ static int fake_open(void)
 		}
 		memset(region, 0, MAP_SIZE);
 	}
-	running = env_num("KPROF_FAKE_RUNNING", 0) ? KPROF_RUN_TCP : 0;
+	running = env_num("KPROF_FAKE_RUNNING", 0) & KPROF_RUN_ALL;
 	fake_log("open");
 	return fake_fd;
 }
@@ -193,6 +204,91 @@ static void fill_row(struct kprof_tcp_row *r, uint32_t stack_id, int family,
 	}
 }
 
+/* User frames of the CPU stacks: functions of this library. */
+static volatile unsigned int fake_sink;
+
+#define FAKE_FN(name)							\
+	__attribute__((noinline, used)) void name(void);		\
+	__attribute__((noinline, used)) void name(void)			\
+	{								\
+		unsigned int i;						\
+									\
+		for (i = 0; i < 16; i++)				\
+			fake_sink += i;					\
+	}
+
+FAKE_FN(kprof_fake_hot_a)
+FAKE_FN(kprof_fake_hot_b)
+FAKE_FN(kprof_fake_read)
+FAKE_FN(kprof_fake_work)
+FAKE_FN(kprof_fake_main)
+
+static const char ksyms23[] =
+	"copy_user_generic_string+0x2c/0x40\0_copy_to_user+0x22/0x30\0"
+	"__x64_sys_read+0x19/0x20\0do_syscall_64+0x5b/0xc0\0"
+	"entry_SYSCALL_64_after_hwframe+0x6e/0xd8\0";
+static const char ksyms24[] =
+	"e1000_clean+0x58/0x8e0 [e1000]\0net_rx_action+0x145/0x3a0\0"
+	"__do_softirq+0xc5/0x2a9\0run_ksoftirqd+0x2b/0x40\0"
+	"smpboot_thread_fn+0xb8/0x150\0kthread+0xe8/0x110\0"
+	"ret_from_fork+0x1f/0x30\0";
+
+/*
+ * CPU stack @id (21..25) into @st; its kernel frames, if any, in @ks
+ * (@len bytes), ksyms_off 0.  Returns 0, or -1 for another ID.
+ */
+static int fill_cpu_stack(uint32_t id, struct kprof_stack *st, const char **ks,
+			  size_t *len)
+{
+	void (*leaf)(void) = id == 22 ? kprof_fake_hot_b : kprof_fake_hot_a;
+
+	if (id < 21 || id > 25)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	*ks = NULL;
+	*len = 0;
+	st->id = id;
+	st->tgid = getpid();
+	memcpy(st->comm, "fake-app", 8);
+	switch (id) {
+	case 23:
+		*ks = ksyms23;
+		*len = sizeof(ksyms23) - 1;
+		st->nr_kernel = 5;
+		/* fallthrough */
+	case 25:
+		leaf = kprof_fake_read;
+		if (id == 25)
+			st->ksyms_off = KPROF_KSYMS_MISSING;
+		/* fallthrough */
+	case 21:
+	case 22:
+		st->nr_user = 3;
+		st->user_ips[0] = (uintptr_t)leaf + 1;
+		st->user_ips[1] = (uintptr_t)kprof_fake_work + 2;
+		st->user_ips[2] = (uintptr_t)kprof_fake_main + 2;
+		return 0;
+	case 24:
+		st->tgid = 0;
+		memcpy(st->comm, "ksoftirqd/1\0\0\0\0", 16);
+		*ks = ksyms24;
+		*len = sizeof(ksyms24) - 1;
+		st->nr_kernel = 7;
+		return 0;
+	}
+	return -1;
+}
+
+static void fill_cpu_row(struct kprof_cpu_row *r, uint32_t stack_id,
+			 uint32_t tgid, const char *comm, uint64_t samples)
+{
+	memset(r, 0, sizeof(*r));
+	r->stack_id = stack_id;
+	r->tgid = tgid;
+	r->samples = samples;
+	strncpy(r->comm, comm, sizeof(r->comm));
+}
+
 static void fill_stack7(struct kprof_stack *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -207,14 +303,26 @@ static void fill_stack7(struct kprof_stack *st)
 	memcpy(st->comm, "fake-client", 12);
 }
 
+static int api11(void)
+{
+	return env_num("KPROF_FAKE_API11", 0) != 0;
+}
+
 static void publish(void)
 {
 	struct kprof_mmap_header *h = (void *)region;
 	struct kprof_tcp_row *rows = (void *)(region + ROWS_OFF);
-	uint64_t stacks_off = ROWS_OFF + NR_ROWS * sizeof(*rows);
-	uint64_t strings_off = stacks_off + sizeof(struct kprof_stack);
+	uint64_t crows_off = ROWS_OFF + NR_ROWS * sizeof(*rows);
+	uint64_t stacks_off = crows_off + NR_CPU_ROWS * sizeof(struct kprof_cpu_row);
+	uint64_t strings_off = stacks_off + NR_STACKS_MAX * sizeof(struct kprof_stack);
+	struct kprof_cpu_row *crows = (void *)(region + crows_off);
+	struct kprof_stack *stacks = (void *)(region + stacks_off);
+	int tcp = running & KPROF_RUN_TCP, cpu = running & KPROF_RUN_CPU;
 	static uint64_t last_end;
 	uint64_t end = now_ns();
+	uint32_t len = 0, id, pid = getpid();
+	const char *ks;
+	size_t kl;
 
 	__atomic_store_n(&h->generation, generation + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -222,26 +330,25 @@ static void publish(void)
 	h->magic = KPROF_MMAP_MAGIC;
 	h->header_size = sizeof(*h);
 	h->api_major = KPROF_API_MAJOR;
-	h->api_minor = KPROF_API_MINOR;
+	h->api_minor = api11() ? 1 : KPROF_API_MINOR;
 	h->mmap_size = MAP_SIZE;
 	h->interval_start_ns = last_end ? last_end : end - 1000000;
 	h->interval_end_ns = end;
 	last_end = end;
 	h->tcp_rows_off = ROWS_OFF;
 	h->tcp_row_size = sizeof(*rows);
-	h->nr_tcp_rows = NR_ROWS;
+	h->nr_tcp_rows = tcp ? NR_ROWS : 0;
 	h->stacks_off = stacks_off;
 	h->stack_size = sizeof(struct kprof_stack);
-	h->nr_stacks = 1;		/* 12 and 99 are not in the mapping */
+	h->nr_stacks = 0;
 	h->strings_off = strings_off;
-	h->strings_len = sizeof(ksyms) - 1;
 	h->strings_cap = 1024;
 	h->hist_buckets = KPROF_HIST_BUCKETS;
 	h->hist_sub_bits = KPROF_HIST_SUB_BITS;
-	h->requests = 100 + 10 + 5 + 1;
-	h->abandoned = 2;
+	h->requests = tcp ? 100 + 10 + 5 + 1 : 0;
+	h->abandoned = tcp ? 2 : 0;
 	h->drops_inflight = 0;
-	h->drops_rows = 3;
+	h->drops_rows = tcp ? 3 : 0;
 	h->drops_stacks = 0;
 	h->drops_export = 0;
 	fill_row(&rows[0], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CLIENT,
@@ -252,10 +359,47 @@ static void publish(void)
 		 KPROF_ROLE_CLIENT, 5, 2000);		/* ~15 us */
 	fill_row(&rows[3], 99, AF_INET, "192.168.1.1", 5432,
 		 KPROF_ROLE_CLIENT, 1, 5);		/* 5 ns */
-	fill_stack7((void *)(region + stacks_off));
-	memcpy(region + strings_off, ksyms, sizeof(ksyms) - 1);
+	if (tcp) {
+		/* 12 and 99 are not in the mapping */
+		fill_stack7(&stacks[h->nr_stacks++]);
+		memcpy(region + strings_off, ksyms, sizeof(ksyms) - 1);
+		len = sizeof(ksyms) - 1;
+	}
+
+	h->cpu_rows_off = api11() ? 0 : crows_off;
+	h->cpu_row_size = api11() ? 0 : sizeof(struct kprof_cpu_row);
+	h->nr_cpu_rows = 0;
+	h->samples = h->samples_idle = h->drops_samples = 0;
+	h->sample_hz = 0;
+	h->stack_resets = 0;
+	if (cpu) {
+		fill_cpu_row(&crows[0], 21, pid, "fake-app", 60);
+		fill_cpu_row(&crows[1], 22, pid, "fake app", 20);
+		fill_cpu_row(&crows[2], 23, pid, "fake-app", 10);
+		fill_cpu_row(&crows[3], 24, 0, "ksoftirqd/1", 6);
+		fill_cpu_row(&crows[4], 25, pid, "fake-app", 2);
+		fill_cpu_row(&crows[5], 0, pid, "fake-app", 2);
+		h->nr_cpu_rows = NR_CPU_ROWS;
+		h->samples = 150;
+		h->samples_idle = 50;
+		h->drops_samples = 1;
+		h->sample_hz = config.sample_hz;
+		for (id = 21; id <= 25; id++) {
+			struct kprof_stack *st = &stacks[h->nr_stacks++];
+
+			fill_cpu_stack(id, st, &ks, &kl);
+			if (!ks)
+				continue;
+			memcpy(region + strings_off + len, ks, kl);
+			st->ksyms_off = len;
+			len += kl;
+		}
+	}
+	h->strings_len = len;
 	if (snapshots == env_num("KPROF_FAKE_CORRUPT", 0))
 		h->strings_len = h->strings_cap + 1;
+	if (snapshots == env_num("KPROF_FAKE_CORRUPT_CPU", 0))
+		h->cpu_row_size = 8;
 	__atomic_store_n(&h->generation, generation, __ATOMIC_RELEASE);
 	if (snapshots == env_num("KPROF_FAKE_STEAL", 0)) {
 		/* Another reader's snapshot lands before we read ours. */
@@ -265,6 +409,12 @@ static void publish(void)
 }
 
 /* --- ioctls ---------------------------------------------------------------- */
+
+/* sample_hz 0 on SET_CONFIG keeps the rate (99 until first set). */
+static void cfg_hz_keep(struct kprof_config *cfg)
+{
+	cfg->sample_hz = config.sample_hz;
+}
 
 static int fail(int err)
 {
@@ -287,6 +437,8 @@ static int get_stack(struct kprof_stack_query *q)
 {
 	static const char k12[] = "tcp_recvmsg+0x0/0x1e0\0inet_recvmsg+0x5a/0x120\0";
 	uint32_t id = q->id;
+	const char *ks;
+	size_t kl;
 
 	fake_log("GET_STACK id=%u", id);
 	if (q->size != sizeof(*q))
@@ -295,6 +447,17 @@ static int get_stack(struct kprof_stack_query *q)
 	if (id == 7) {
 		fill_stack7(&q->stack);
 		memcpy(q->ksyms, ksyms, sizeof(ksyms));
+		return 0;
+	}
+	if (!fill_cpu_stack(id, &q->stack, &ks, &kl)) {
+		if (ks)
+			memcpy(q->ksyms, ks, kl);
+		/* GET_STACK resolves what the export could not */
+		if (id == 25) {
+			q->stack.ksyms_off = 0;
+			q->stack.nr_kernel = 1;
+			memcpy(q->ksyms, "vfs_read+0x9d/0x1a0", 20);
+		}
 		return 0;
 	}
 	if (id == 12) {
@@ -341,11 +504,12 @@ int ioctl(int fd, unsigned long req, ...)
 			return 0;
 		}
 		info->size = sizeof(*info);
-		info->api_minor = KPROF_API_MINOR;
+		info->api_minor = api11() ? 1 : KPROF_API_MINOR;
 		info->features = env_num("KPROF_FAKE_FEATURES",
 					 KPROF_FEAT_TCP_LATENCY |
 					 KPROF_FEAT_USER_STACKS |
-					 KPROF_FEAT_KSYMS);
+					 KPROF_FEAT_KSYMS |
+					 (api11() ? 0 : KPROF_FEAT_CPU_SAMPLING));
 		info->attach = KPROF_ATTACH_TCP_SENDMSG |
 			       KPROF_ATTACH_TCP_CLEANUP_RBUF |
 			       KPROF_ATTACH_TCP_DESTROY_SOCK;
@@ -361,13 +525,18 @@ int ioctl(int fd, unsigned long req, ...)
 			return fail(EINVAL);
 		ports(rp, sizeof(rp), cfg->rports, cfg->nr_rports);
 		ports(lp, sizeof(lp), cfg->lports, cfg->nr_lports);
-		fake_log("SET_CONFIG tgid=%u roles=%u families=%u threshold_ns=%llu rports=%s lports=%s",
+		fake_log("SET_CONFIG tgid=%u roles=%u families=%u threshold_ns=%llu rports=%s lports=%s sample_hz=%u",
 		     cfg->tgid, cfg->roles, cfg->families,
-		     (unsigned long long)cfg->threshold_ns, rp, lp);
+		     (unsigned long long)cfg->threshold_ns, rp, lp,
+		     cfg->sample_hz);
 		if (cfg->nr_rports > KPROF_MAX_PORTS ||
 		    cfg->nr_lports > KPROF_MAX_PORTS || cfg->roles & ~6 ||
-		    cfg->families & ~3 || cfg->threshold_ns > 100000000000ULL)
+		    cfg->families & ~3 || cfg->threshold_ns > 100000000000ULL ||
+		    cfg->sample_hz > KPROF_SAMPLE_HZ_MAX ||
+		    (api11() && cfg->sample_hz))	/* reserved in 1.1 */
 			return fail(EINVAL);
+		if (!cfg->sample_hz)
+			cfg_hz_keep(cfg);
 		config = *cfg;
 		return 0;
 	case KPROF_IOC_GET_CONFIG:
@@ -376,6 +545,7 @@ int ioctl(int fd, unsigned long req, ...)
 		*cfg = config;
 		/* Someone else's configuration. */
 		cfg->tgid = 4242;
+		cfg->sample_hz = api11() ? 0 : 49;
 		return 0;
 	case KPROF_IOC_START:
 	case KPROF_IOC_STOP:
@@ -384,6 +554,9 @@ int ioctl(int fd, unsigned long req, ...)
 		     ctl->what);
 		if (req == KPROF_IOC_START && env_num("KPROF_FAKE_START_ERRNO", 0))
 			return fail(env_num("KPROF_FAKE_START_ERRNO", 0));
+		if (!ctl->what || ctl->what & ~(api11() ? KPROF_RUN_TCP :
+						KPROF_RUN_ALL))
+			return fail(EINVAL);
 		if (req == KPROF_IOC_START)
 			running |= ctl->what;
 		else

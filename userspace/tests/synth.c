@@ -19,6 +19,11 @@ struct kprof_tcp_row *synth_row(struct synth *s, unsigned int i)
 	return (void *)(s->buf + s->h->tcp_rows_off + (size_t)i * s->h->tcp_row_size);
 }
 
+struct kprof_cpu_row *synth_cpu_row(struct synth *s, unsigned int i)
+{
+	return (void *)(s->buf + s->h->cpu_rows_off + (size_t)i * s->h->cpu_row_size);
+}
+
 struct kprof_stack *synth_stack(struct synth *s, unsigned int i)
 {
 	return (void *)(s->buf + s->h->stacks_off + (size_t)i * s->h->stack_size);
@@ -34,11 +39,14 @@ void synth_build(struct synth *s, const struct synth_layout *l)
 	size_t hsize = sizeof(struct kprof_mmap_header) + l->header_extra;
 	size_t rsize = sizeof(struct kprof_tcp_row) + l->row_extra;
 	size_t ssize = sizeof(struct kprof_stack) + l->stack_extra;
+	size_t csize = sizeof(struct kprof_cpu_row) + l->cpu_row_extra;
 	size_t rows_off = align64(hsize);
-	size_t stacks_off = align64(rows_off + l->nr_rows * rsize);
+	size_t crows_off = align64(rows_off + l->nr_rows * rsize);
+	size_t stacks_off = align64(crows_off + l->nr_cpu_rows * csize);
 	size_t strings_off = align64(stacks_off + l->nr_stacks * ssize);
 	struct kprof_mmap_header *h;
 	struct kprof_tcp_row *r;
+	struct kprof_cpu_row *c;
 	struct kprof_stack *st;
 	unsigned int i, b;
 
@@ -71,6 +79,14 @@ void synth_build(struct synth *s, const struct synth_layout *l)
 	h->drops_rows = 2;
 	h->drops_stacks = 3;
 	h->drops_export = 4;
+	h->cpu_rows_off = crows_off;
+	h->cpu_row_size = csize;
+	h->nr_cpu_rows = l->nr_cpu_rows;
+	h->samples = 1000;
+	h->samples_idle = 400;
+	h->drops_samples = 6;
+	h->sample_hz = 99;
+	h->stack_resets = 1;
 	memcpy(s->buf + strings_off, ksyms, sizeof(ksyms) - 1);
 	/* Junk in the extra record bytes must be ignored. */
 	memset(s->buf + sizeof(*h), 0xa5, hsize - sizeof(*h));
@@ -96,6 +112,14 @@ void synth_build(struct synth *s, const struct synth_layout *l)
 		}
 		r->min_ns = 1000 * (i + 1);
 		r->max_ns = 1000 * r->count * (i + 1);
+	}
+	for (i = 0; i < l->nr_cpu_rows; i++) {
+		c = synth_cpu_row(s, i);
+		memset((char *)c + sizeof(*c), 0x3c, csize - sizeof(*c));
+		c->stack_id = (i % 3 == 0) ? 7 : (i % 3 == 1 ? 11 : 0);
+		c->tgid = 4242 + i;
+		c->samples = 100 + i;
+		memcpy(c->comm, "worker-0123456789", 16);	/* no NUL */
 	}
 	for (i = 0; i < l->nr_stacks && i < 3; i++) {
 		st = synth_stack(s, i);

@@ -11,7 +11,7 @@
 #include "unit.h"
 
 static const struct synth_layout std_layout = {
-	.nr_rows = 5, .nr_stacks = 3,
+	.nr_rows = 5, .nr_cpu_rows = 4, .nr_stacks = 3,
 };
 
 static void check_copy(struct synth *s, const struct kp_snapshot *snap)
@@ -30,6 +30,15 @@ static void check_copy(struct synth *s, const struct kp_snapshot *snap)
 	for (i = 0; i < snap->nr_rows && i < s->h->nr_tcp_rows; i++)
 		EXPECT(!memcmp(&snap->rows[i], synth_row(s, i),
 			       sizeof(snap->rows[i])), "row %u copied", i);
+	EXPECT(snap->nr_cpu_rows == s->h->nr_cpu_rows, "nr_cpu_rows %u",
+	       snap->nr_cpu_rows);
+	for (i = 0; i < snap->nr_cpu_rows && i < s->h->nr_cpu_rows; i++)
+		EXPECT(!memcmp(&snap->cpu_rows[i], synth_cpu_row(s, i),
+			       sizeof(snap->cpu_rows[i])), "cpu row %u copied", i);
+	EXPECT(snap->samples == 1000 && snap->samples_idle == 400 &&
+	       snap->drops_samples == 6 && snap->sample_hz == 99 &&
+	       snap->stack_resets == 1, "sample counters");
+	EXPECT(kp_snapshot_busy(snap) == 600, "busy samples");
 	EXPECT(snap->nr_stacks == s->h->nr_stacks, "nr_stacks %u",
 	       snap->nr_stacks);
 	for (i = 1; i < snap->nr_stacks; i++)
@@ -80,7 +89,8 @@ static void test_accept_larger_records(void)
 {
 	const struct synth_layout l = {
 		.header_extra = 40, .row_extra = 24, .stack_extra = 8,
-		.nr_rows = 5, .nr_stacks = 3,
+		.cpu_row_extra = 16, .nr_rows = 5, .nr_cpu_rows = 7,
+		.nr_stacks = 3,
 	};
 
 	accept_layout(&l);
@@ -96,12 +106,12 @@ static void test_accept_empty(void)
 
 	synth_build(&s, &l);
 	s.h->strings_len = 0;
-	s.h->tcp_rows_off = s.h->stacks_off = 0;	/* unused */
+	s.h->tcp_rows_off = s.h->stacks_off = s.h->cpu_rows_off = 0; /* unused */
 	ret = kp_snapshot_copy(s.buf, s.size, &snap, err, sizeof(err));
 	EXPECT(!ret, "rejected: %s", err);
 	if (!ret) {
-		EXPECT(!snap.nr_rows && !snap.nr_stacks && !snap.strings_len,
-		       "empty");
+		EXPECT(!snap.nr_rows && !snap.nr_stacks && !snap.strings_len &&
+		       !snap.nr_cpu_rows, "empty");
 		EXPECT(!kp_snapshot_stack(&snap, 1), "no stacks");
 		kp_snapshot_free(&snap);
 	}
@@ -115,13 +125,86 @@ static void test_accept_header_minimum(void)
 	struct synth s;
 	int ret;
 
-	/* The API 1.1 fields, up to drops_export, are all top needs. */
+	/*
+	 * The API 1.1 fields, up to drops_export, are all top needs; what
+	 * follows in the buffer is not the header's and must be ignored.
+	 */
 	synth_build(&s, &std_layout);
 	s.h->header_size = offsetof(struct kprof_mmap_header, drops_export) + 8;
 	ret = kp_snapshot_copy(s.buf, s.size, &snap, err, sizeof(err));
 	EXPECT(!ret, "rejected: %s", err);
-	if (!ret)
+	if (!ret) {
+		EXPECT(snap.nr_rows == 5 && !snap.nr_cpu_rows, "no CPU rows");
+		EXPECT(!snap.samples && !snap.samples_idle &&
+		       !snap.drops_samples && !snap.sample_hz &&
+		       !snap.stack_resets, "no sample counters");
 		kp_snapshot_free(&snap);
+	}
+	synth_free(&s);
+}
+
+/* An API 1.1 module: a full-size header with zeros in the 1.2 fields. */
+static void test_accept_api_1_1(void)
+{
+	char err[KP_SNAP_ERR_LEN] = "";
+	struct kp_snapshot snap;
+	struct synth s;
+	int ret;
+
+	synth_build(&s, &std_layout);
+	s.h->api_minor = 1;
+	memset(&s.h->cpu_rows_off, 0,
+	       offsetof(struct kprof_mmap_header, reserved) -
+	       offsetof(struct kprof_mmap_header, cpu_rows_off));
+	ret = kp_snapshot_copy(s.buf, s.size, &snap, err, sizeof(err));
+	EXPECT(!ret, "rejected: %s", err);
+	if (!ret) {
+		EXPECT(snap.nr_rows == 5 && snap.nr_stacks == 3 &&
+		       !snap.nr_cpu_rows && snap.cpu_rows, "TCP rows only");
+		EXPECT(!snap.samples && !kp_snapshot_busy(&snap) &&
+		       !snap.sample_hz, "no samples");
+		kp_snapshot_free(&snap);
+	}
+	synth_free(&s);
+}
+
+/* A header cut inside the API 1.2 fields has none of them. */
+static void test_accept_cut_cpu_fields(void)
+{
+	char err[KP_SNAP_ERR_LEN] = "";
+	struct kp_snapshot snap;
+	struct synth s;
+	int ret;
+
+	synth_build(&s, &std_layout);
+	s.h->header_size = offsetof(struct kprof_mmap_header, samples_idle);
+	ret = kp_snapshot_copy(s.buf, s.size, &snap, err, sizeof(err));
+	EXPECT(!ret, "rejected: %s", err);
+	if (!ret) {
+		EXPECT(!snap.nr_cpu_rows && !snap.samples, "no CPU rows");
+		kp_snapshot_free(&snap);
+	}
+	synth_free(&s);
+}
+
+/* CPU rows anywhere that does not overlap: say, after the strings. */
+static void test_accept_cpu_rows_last(void)
+{
+	char err[KP_SNAP_ERR_LEN] = "";
+	struct kp_snapshot snap;
+	struct synth s;
+	int ret;
+
+	synth_build(&s, &std_layout);
+	memmove(s.buf + s.size - 4 * sizeof(struct kprof_cpu_row),
+		synth_cpu_row(&s, 0), 4 * sizeof(struct kprof_cpu_row));
+	s.h->cpu_rows_off = s.size - 4 * sizeof(struct kprof_cpu_row);
+	ret = kp_snapshot_copy(s.buf, s.size, &snap, err, sizeof(err));
+	EXPECT(!ret, "rejected: %s", err);
+	if (!ret) {
+		check_copy(&s, &snap);
+		kp_snapshot_free(&snap);
+	}
 	synth_free(&s);
 }
 
@@ -209,6 +292,27 @@ REJECT(too_many_kernel_frames, -EBADMSG,
 REJECT(too_many_user_frames, -EBADMSG,
 	synth_stack(s, 2)->nr_user = KPROF_MAX_USER_FRAMES + 1)
 REJECT(stack_id_zero, -EBADMSG, synth_stack(s, 1)->id = 0)
+REJECT(short_cpu_row_size, -EBADMSG,
+	h->cpu_row_size = sizeof(struct kprof_cpu_row) - 8)
+REJECT(zero_cpu_row_size, -EBADMSG, h->cpu_row_size = 0)
+REJECT(short_cpu_row_size_no_rows, -EBADMSG,
+	h->nr_cpu_rows = 0; h->cpu_row_size = 4)
+REJECT(cpu_rows_past_end, -EBADMSG, h->cpu_rows_off = s->size - 40)
+REJECT(too_many_cpu_rows, -EBADMSG, h->nr_cpu_rows = 0xffffffff)
+REJECT(cpu_rows_offset_overflow, -EBADMSG,
+	h->cpu_rows_off = UINT64_MAX - 16)
+REJECT(cpu_rows_count_size_overflow, -EBADMSG,
+	h->cpu_rows_off = UINT64_MAX - 1000000;
+	h->cpu_row_size = 0xffffffff; h->nr_cpu_rows = 0xffffffff)
+REJECT(cpu_rows_size_past_end, -EBADMSG,
+	h->cpu_row_size = s->size / 2)
+REJECT(cpu_rows_overlap_header, -EBADMSG, h->cpu_rows_off = 8)
+REJECT(cpu_rows_overlap_tcp_rows, -EBADMSG,
+	h->cpu_rows_off = h->tcp_rows_off + 100)
+REJECT(cpu_rows_overlap_stacks, -EBADMSG,
+	h->cpu_rows_off = h->stacks_off - 8)
+REJECT(cpu_rows_overlap_strings, -EBADMSG,
+	h->cpu_rows_off = h->strings_off + 64)
 
 /* --- a writer racing the reader ---------------------------------------- */
 
@@ -236,11 +340,15 @@ static void *writer(void *arg)
 		gen += 2;
 		n = 1 + gen / 2 % 4;
 		h->nr_tcp_rows = n;
+		h->nr_cpu_rows = 5 - n;
 		h->requests = gen / 2;
+		h->samples = gen / 2;
 		for (i = 0; i < n; i++) {
 			synth_row(&r->s, i)->count = gen / 2;
 			synth_row(&r->s, i)->sum_ns = gen / 2;
 		}
+		for (i = 0; i < 5 - n; i++)
+			synth_cpu_row(&r->s, i)->samples = gen / 2;
 		__atomic_store_n(&h->generation, gen, __ATOMIC_RELEASE);
 		r->writes++;
 		/* Irregular gaps, sometimes shorter than a copy takes. */
@@ -261,7 +369,9 @@ static uint64_t elapsed_ms(const struct timespec *t0)
 
 static void test_race(void)
 {
-	const struct synth_layout l = { .nr_rows = 4, .nr_stacks = 3 };
+	const struct synth_layout l = {
+		.nr_rows = 4, .nr_cpu_rows = 4, .nr_stacks = 3,
+	};
 	unsigned int ok = 0, again = 0, torn = 0, j;
 	char err[KP_SNAP_ERR_LEN];
 	struct kp_snapshot snap;
@@ -292,10 +402,14 @@ static void test_race(void)
 			kp_snapshot_free(&snap);
 			continue;
 		}
-		if (snap.nr_rows != 1 + v % 4 || snap.requests != v)
+		if (snap.nr_rows != 1 + v % 4 || snap.requests != v ||
+		    snap.nr_cpu_rows != 4 - v % 4 || snap.samples != v)
 			torn++;
 		for (j = 0; j < snap.nr_rows; j++)
 			if (snap.rows[j].count != v || snap.rows[j].sum_ns != v)
+				torn++;
+		for (j = 0; j < snap.nr_cpu_rows; j++)
+			if (snap.cpu_rows[j].samples != v)
 				torn++;
 		kp_snapshot_free(&snap);
 	}
@@ -312,7 +426,10 @@ const struct kp_test t_snapshot[] = {
 	{ "snapshot: accepts a well-formed mapping", test_accept },
 	{ "snapshot: accepts larger header and records (newer module)", test_accept_larger_records },
 	{ "snapshot: accepts an empty interval", test_accept_empty },
-	{ "snapshot: accepts a header ending after drops_export", test_accept_header_minimum },
+	{ "snapshot: accepts a header ending after drops_export (no CPU rows)", test_accept_header_minimum },
+	{ "snapshot: accepts an API 1.1 header (zeros: no CPU rows)", test_accept_api_1_1 },
+	{ "snapshot: a header cut inside the 1.2 fields has no CPU rows", test_accept_cut_cpu_fields },
+	{ "snapshot: accepts CPU rows after the strings", test_accept_cpu_rows_last },
 	{ "snapshot rejects: bad magic", test_bad_magic },
 	{ "snapshot rejects: all-zero mapping", test_zero_mapping },
 	{ "snapshot rejects: other API major", test_api_major },
@@ -349,6 +466,18 @@ const struct kp_test t_snapshot[] = {
 	{ "snapshot rejects: too many kernel frames", test_too_many_kernel_frames },
 	{ "snapshot rejects: too many user frames", test_too_many_user_frames },
 	{ "snapshot rejects: stack ID 0", test_stack_id_zero },
+	{ "snapshot rejects: short cpu_row_size", test_short_cpu_row_size },
+	{ "snapshot rejects: zero cpu_row_size with CPU rows", test_zero_cpu_row_size },
+	{ "snapshot rejects: short cpu_row_size without CPU rows", test_short_cpu_row_size_no_rows },
+	{ "snapshot rejects: CPU rows offset past the end", test_cpu_rows_past_end },
+	{ "snapshot rejects: CPU row count past the end", test_too_many_cpu_rows },
+	{ "snapshot rejects: CPU rows offset + size overflows", test_cpu_rows_offset_overflow },
+	{ "snapshot rejects: CPU rows count * size + offset overflows", test_cpu_rows_count_size_overflow },
+	{ "snapshot rejects: CPU row size running past the end", test_cpu_rows_size_past_end },
+	{ "snapshot rejects: CPU rows overlapping the header", test_cpu_rows_overlap_header },
+	{ "snapshot rejects: CPU rows overlapping TCP rows", test_cpu_rows_overlap_tcp_rows },
+	{ "snapshot rejects: CPU rows overlapping stacks", test_cpu_rows_overlap_stacks },
+	{ "snapshot rejects: CPU rows overlapping strings", test_cpu_rows_overlap_strings },
 	{ "snapshot: a racing writer never yields a torn copy", test_race },
 	{ NULL, NULL },
 };

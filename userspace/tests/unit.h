@@ -39,5 +39,6 @@ extern const struct kp_test t_addr[];
 extern const struct kp_test t_units[];
 extern const struct kp_test t_snapshot[];
 extern const struct kp_test t_symbolize[];
+extern const struct kp_test t_record[];
 
 #endif

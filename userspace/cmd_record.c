@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof record: sample CPU stacks (and trace TCP latency) for a while,
+ * add the intervals up here, and write one file: folded stacks, pprof
+ * profiles or JSON.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "folded.h"
+#include "kprof.h"
+#include "outfile.h"
+#include "pprof.h"
+#include "rec.h"
+#include "report.h"
+#include "session.h"
+#include "stack.h"
+#include "symbolize.h"
+#include "units.h"
+#include "util.h"
+
+#define MIN_DURATION_NS	(KP_NSEC_PER_SEC / 100)
+#define MAX_DURATION_NS	(86400 * KP_NSEC_PER_SEC)
+/* Snapshots this often, so that no per-CPU table fills up. */
+#define SNAPSHOT_NS	KP_NSEC_PER_SEC
+
+#define LATENCY_SUFFIX	".latency.pb.gz"
+
+enum rec_format {
+	FMT_FOLDED,
+	FMT_PPROF,
+	FMT_JSON,
+};
+
+static const char *const format_names[] = {
+	[FMT_FOLDED] = "folded",
+	[FMT_PPROF] = "pprof",
+	[FMT_JSON] = "json",
+};
+
+struct rec_opts {
+	uint64_t duration_ns;
+	const char *out;
+	enum rec_format format;
+	struct kp_sess_opts sess;
+};
+
+struct record {
+	struct rec_opts o;
+	struct kp_session s;
+	struct kp_sym *sym;
+	struct kp_stacks stacks;
+	struct kp_rec rec;
+	struct kp_out out;
+	struct kp_out lat;	/* pprof: FILE.latency.pb.gz */
+	char *lat_path;
+	int64_t time_nanos;	/* start, wall clock */
+	uint64_t lost;		/* intervals lost to another reader */
+	int progress;		/* stderr is a terminal */
+};
+
+enum {
+	OPT_FORMAT = 0x100,
+};
+
+static const struct option record_longopts[] = {
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "help", no_argument, NULL, 'h' },
+	KP_SESS_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns -1 to run, else the exit status. */
+static int record_parse(int argc, char **argv, struct rec_opts *o)
+{
+	const char *why;
+	unsigned int i;
+	uint64_t v;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->format = FMT_FOLDED;
+	kp_sess_opts_init(&o->sess);
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:d:o:h" KP_SESS_SHORTOPTS,
+				record_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			kp_cmd_usage(&kp_cmd_record, stdout);
+			return 0;
+		case 'd':
+			why = kp_parse_seconds(optarg, &v);
+			if (!why && (v < MIN_DURATION_NS || v > MAX_DURATION_NS))
+				why = "out of range";
+			if (why) {
+				kp_err("record: -d '%s': %s (seconds, 0.01 to 86400)",
+				       optarg, why);
+				return KP_EXIT_USAGE;
+			}
+			o->duration_ns = v;
+			break;
+		case 'o':
+			if (!*optarg) {
+				kp_err("record: -o '': an empty file name");
+				return KP_EXIT_USAGE;
+			}
+			o->out = optarg;
+			break;
+		case OPT_FORMAT:
+			for (i = 0; i < 3; i++)
+				if (!strcmp(optarg, format_names[i]))
+					break;
+			if (i == 3) {
+				kp_err("record: --format '%s': use folded, pprof or json",
+				       optarg);
+				return KP_EXIT_USAGE;
+			}
+			o->format = i;
+			break;
+		case ':':
+			kp_err("record: option '%s' needs a value",
+			       argv[optind - 1]);
+			return KP_EXIT_USAGE;
+		default:
+			ret = kp_sess_opt("record", c, optarg, &o->sess);
+			if (!ret)
+				break;
+			if (ret == 1)
+				kp_err("record: unknown option '%s' (see `kprof record --help`)",
+				       argv[optind - 1]);
+			return KP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		kp_err("record: unexpected argument '%s'", argv[optind]);
+		return KP_EXIT_USAGE;
+	}
+	if (!o->duration_ns) {
+		kp_err("record: missing -d SECONDS (see `kprof record --help`)");
+		return KP_EXIT_USAGE;
+	}
+	if (!o->out) {
+		kp_err("record: missing -o FILE (see `kprof record --help`)");
+		return KP_EXIT_USAGE;
+	}
+	if (!o->sess.want) {
+		kp_err("record: --no-cpu and --no-tcp leave nothing to record");
+		return KP_EXIT_USAGE;
+	}
+	/* Folded stacks are CPU samples: TCP tracing would be for nothing. */
+	if (o->format == FMT_FOLDED) {
+		if (!(o->sess.want & KPROF_RUN_CPU)) {
+			kp_err("record: --format folded holds CPU samples only: --no-cpu leaves nothing to record");
+			return KP_EXIT_USAGE;
+		}
+		o->sess.want = KPROF_RUN_CPU;
+	}
+	return -1;
+}
+
+/* --- progress ---------------------------------------------------------- */
+
+static void progress(struct record *r, uint64_t elapsed_ns, int done)
+{
+	char a[KP_DURATION_LEN], b[KP_DURATION_LEN];
+
+	if (!r->progress)
+		return;
+	fprintf(stderr, "\r\033[Kkprof: %s %s/%s",
+		done ? "recorded" : "recording",
+		kp_fmt_duration(a, sizeof(a), elapsed_ns),
+		kp_fmt_duration(b, sizeof(b), r->o.duration_ns));
+	if (r->s.run & KPROF_RUN_CPU)
+		fprintf(stderr, ", %" PRIu64 " samples", kp_rec_busy(&r->rec));
+	if (r->s.run & KPROF_RUN_TCP)
+		fprintf(stderr, ", %" PRIu64 " requests", r->rec.requests);
+	if (done)
+		fprintf(stderr, "\n");
+	fflush(stderr);
+	kp_err_progress(!done);
+}
+
+/* --- writers --------------------------------------------------------- */
+
+static int write_folded(FILE *f, void *ctx)
+{
+	struct record *r = ctx;
+
+	return kp_folded_write(f, &r->rec);
+}
+
+static uint32_t sample_hz(const struct record *r)
+{
+	return r->rec.sample_hz ? r->rec.sample_hz : r->o.sess.cfg.sample_hz;
+}
+
+static int write_pprof(FILE *f, struct record *r, enum kp_pprof_kind kind)
+{
+	struct kp_pprof_meta meta = {
+		.time_nanos = r->time_nanos,
+		.sample_hz = sample_hz(r),
+	};
+	char comment[160];
+	int ret;
+
+	if (kind == KP_PPROF_CPU)
+		snprintf(comment, sizeof(comment),
+			 "kprof %s: CPU samples at %u Hz per CPU; %" PRIu64
+			 " idle samples not shown, %" PRIu64 " samples dropped",
+			 KPROF_VERSION, meta.sample_hz, r->rec.samples_idle,
+			 r->rec.drops_samples);
+	else
+		snprintf(comment, sizeof(comment),
+			 "kprof %s: TCP request latency; %" PRIu64
+			 " requests abandoned",
+			 KPROF_VERSION, r->rec.abandoned);
+	meta.comment = comment;
+	ret = kp_pprof_write(f, &r->rec, kind, &meta);
+	return ret;
+}
+
+static int write_pprof_cpu(FILE *f, void *ctx)
+{
+	return write_pprof(f, ctx, KP_PPROF_CPU);
+}
+
+static int write_pprof_latency(FILE *f, void *ctx)
+{
+	return write_pprof(f, ctx, KP_PPROF_LATENCY);
+}
+
+/* "frames": every frame, leaf first; none for the pseudo stacks. */
+static void json_frames(json_object *o, const struct kp_rstack *rs)
+{
+	json_object *fr = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < rs->nr; i++)
+		if (rs->f[i].kind != KP_RF_PSEUDO)
+			json_object_array_add(fr,
+				json_object_new_string(rs->f[i].text));
+	json_object_object_add(o, "frames", fr);
+}
+
+static int write_json(FILE *f, void *ctx)
+{
+	struct record *r = ctx;
+	const struct kp_rec *rec = &r->rec;
+	const struct kp_drops d = {
+		.inflight = rec->drops_inflight, .rows = rec->drops_rows,
+		.stacks = rec->drops_stacks, .export = rec->drops_export,
+		.samples = rec->drops_samples,
+	};
+	json_object *o, *cpu, *tcp, *row;
+	struct kp_rcpu **cv;
+	struct kp_rtcp **tv;
+	const struct kp_rstack *rs;
+	size_t i;
+	int ret = 0;
+
+	cv = kp_rec_cpu_sorted(rec);
+	tv = kp_rec_tcp_sorted(rec);
+	if (!cv || !tv) {
+		free(cv);
+		free(tv);
+		return -ENOMEM;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "interval",
+			       kp_json_interval(rec->start_ns, rec->end_ns));
+	json_object_object_add(o, "intervals", kp_json_u64(rec->intervals));
+	json_object_object_add(o, "intervals_lost", kp_json_u64(r->lost));
+	json_object_object_add(o, "requests", kp_json_u64(rec->requests));
+	json_object_object_add(o, "abandoned", kp_json_u64(rec->abandoned));
+	json_object_object_add(o, "samples_total", kp_json_u64(rec->samples));
+	json_object_object_add(o, "samples_idle",
+			       kp_json_u64(rec->samples_idle));
+	json_object_object_add(o, "sample_hz", kp_json_u64(rec->sample_hz));
+	json_object_object_add(o, "drops", kp_json_drops(&d));
+	cpu = json_object_new_array();
+	for (i = 0; i < rec->nr_cpu; i++) {
+		rs = rec->stacks[cv[i]->stack];
+		row = kp_json_cpu_row(rs->id, cv[i]->tgid, cv[i]->comm,
+				      cv[i]->samples);
+		json_frames(row, rs);
+		json_object_array_add(cpu, row);
+	}
+	json_object_object_add(o, "cpu", cpu);
+	tcp = json_object_new_array();
+	for (i = 0; i < rec->nr_tcp; i++) {
+		rs = rec->stacks[tv[i]->stack];
+		row = kp_json_tcp_row(&tv[i]->row);
+		if (rs->id && rs->f[0].kind != KP_RF_PSEUDO) {
+			json_object_object_add(row, "tgid",
+					       kp_json_u64(rs->tgid));
+			json_object_object_add(row, "comm",
+					       json_object_new_string(rs->comm));
+			json_frames(row, rs);
+		}
+		json_object_array_add(tcp, row);
+	}
+	json_object_object_add(o, "tcp", tcp);
+	if (fprintf(f, "%s\n",
+		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) < 0)
+		ret = -EIO;
+	json_object_put(o);
+	free(cv);
+	free(tv);
+	return ret;
+}
+
+static int write_outputs(struct record *r)
+{
+	switch (r->o.format) {
+	case FMT_FOLDED:
+		return kp_out_commit(&r->out, write_folded, r);
+	case FMT_JSON:
+		return kp_out_commit(&r->out, write_json, r);
+	case FMT_PPROF:
+		if (kp_out_commit(&r->out, write_pprof_cpu, r))
+			return -1;
+		if (r->lat.path && kp_out_commit(&r->lat, write_pprof_latency, r))
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
+/* --- recording --------------------------------------------------------- */
+
+/* One interval into the recording.  0, or -1 on a fatal error (printed). */
+static int take(struct record *r)
+{
+	struct kp_snapshot snap;
+	int ret;
+
+	ret = kp_session_snapshot(&r->s, &snap);
+	if (ret < 0)
+		return -1;
+	if (ret > 0) {
+		r->lost++;
+		return 0;
+	}
+	kp_sym_tick(r->sym);
+	ret = kp_rec_add(&r->rec, &snap, !!(r->s.run & KPROF_RUN_CPU),
+			 !!(r->s.run & KPROF_RUN_TCP));
+	kp_snapshot_free(&snap);
+	if (ret) {
+		kp_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int record_loop(struct record *r, const sigset_t *waitmask)
+{
+	uint64_t t0 = kp_now_ns(), end = t0 + r->o.duration_ns;
+	uint64_t next = t0, deadline;
+	int stopped = 0;
+
+	progress(r, 0, 0);
+	for (;;) {
+		next += SNAPSHOT_NS;
+		deadline = next < end ? next : end;
+		if (kp_wait_until(deadline, waitmask))
+			stopped = 1;
+		/* Early (a signal) or not, the interval so far counts. */
+		if (take(r))
+			return -1;
+		progress(r, (stopped ? kp_now_ns() : deadline) - t0, 0);
+		if (stopped || deadline == end)
+			break;
+	}
+	progress(r, (stopped ? kp_now_ns() : end) - t0, 1);
+	return 0;
+}
+
+/*
+ * Create the latency file of a pprof recording of TCP latency (FILE was
+ * created before anything started: a path that cannot be written fails
+ * early).
+ */
+static int open_latency(struct record *r)
+{
+	if (r->o.format == FMT_PPROF && r->s.run & KPROF_RUN_TCP) {
+		if (asprintf(&r->lat_path, "%s" LATENCY_SUFFIX, r->o.out) < 0) {
+			r->lat_path = NULL;
+			kp_err("out of memory");
+			return -1;
+		}
+		if (kp_out_open(&r->lat, r->lat_path))
+			return -1;
+	}
+	return 0;
+}
+
+static int record_run(int argc, char **argv)
+{
+	struct timespec ts;
+	sigset_t waitmask;
+	struct record r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.out.fd = r.lat.fd = -1;
+	ret = record_parse(argc, argv, &r.o);
+	if (ret >= 0)
+		return ret;
+	r.progress = isatty(STDERR_FILENO);
+
+	r.sym = kp_sym_new();
+	if (!r.sym) {
+		kp_err("out of memory");
+		return KP_EXIT_FAIL;
+	}
+	kp_signals_setup(&waitmask);
+	if (kp_out_open(&r.out, r.o.out)) {
+		kp_sym_free(r.sym);
+		return KP_EXIT_FAIL;
+	}
+	ret = kp_session_start(&r.s, "record", &r.o.sess);
+	if (ret) {
+		kp_out_close(&r.out);
+		kp_sym_free(r.sym);
+		return ret;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r.time_nanos = (int64_t)ts.tv_sec * KP_NSEC_PER_SEC + ts.tv_nsec;
+	kp_stacks_init(&r.stacks, r.s.fd, r.sym);
+	ret = KP_EXIT_FAIL;
+	if (kp_rec_init(&r.rec, &r.stacks, r.sym, r.s.tgid)) {
+		kp_err("out of memory");
+		goto out;
+	}
+	if (open_latency(&r))
+		goto out;
+	if (record_loop(&r, &waitmask))
+		goto out;
+	/* Stop measuring first: writing may take a while. */
+	ret = kp_session_end(&r.s, 0);
+	if (ret)
+		goto out;
+	if (r.lost)
+		kp_err("%" PRIu64 " interval%s lost to another reader's snapshots",
+		       r.lost, r.lost == 1 ? "" : "s");
+	if (write_outputs(&r))
+		ret = KP_EXIT_FAIL;
+out:
+	kp_err_progress(0);
+	ret = kp_session_end(&r.s, ret);
+	kp_out_close(&r.out);
+	kp_out_close(&r.lat);
+	free(r.lat_path);
+	kp_rec_fini(&r.rec);
+	kp_stacks_fini(&r.stacks);
+	kp_sym_free(r.sym);
+	return ret;
+}
+
+const struct kp_cmd kp_cmd_record = {
+	.name = "record",
+	.summary = "sample CPU stacks and TCP latency for a while into a file",
+	.usage = "kprof record -d SECONDS -o FILE [--format folded|pprof|json]\n"
+		 "                    [--freq HZ] [--no-cpu] [--no-tcp] [-p PID]\n"
+		 "                    [--rport PORT[,PORT...]] [--lport PORT[,PORT...]]\n"
+		 "                    [--role client|server] [-4|-6] [--threshold DURATION]\n",
+	.help =	 "  -d, --duration SECONDS   record this long (0.01 to 86400); SIGINT or\n"
+		 "                           SIGTERM ends it early, the file is still written\n"
+		 "  -o, --output FILE        write FILE (via FILE.tmp, renamed when complete)\n"
+		 "      --format FORMAT      folded (default): flame graph input, CPU samples\n"
+		 "                           only, \"comm;root;...;leaf COUNT\" per line;\n"
+		 "                           pprof: gzipped profile.proto for `go tool pprof`,\n"
+		 "                           CPU samples in FILE, TCP latency in\n"
+		 "                           FILE" LATENCY_SUFFIX ";\n"
+		 "                           json: one object with cpu[] and tcp[] rows\n"
+		 "      --freq HZ            CPU samples per second and CPU (1..10000,\n"
+		 "                           default 99)\n"
+		 "      --no-cpu             no CPU sampling (pprof, json)\n"
+		 "      --no-tcp             no TCP tracing\n"
+		 "  -p, --pid PID            only process PID (its samples and requests)\n"
+		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
+		 "      --lport PORTS        only requests on these local ports (at most 16)\n"
+		 "      --role ROLE          client: connections we opened; server: accepted\n"
+		 "  -4, -6                   only IPv4 / only IPv6 requests\n"
+		 "      --threshold DURATION walk stacks only for requests this slow\n"
+		 "                           (default 1ms; 0: all)\n"
+		 "\n"
+		 "The module's tables are read once a second and added up here; stacks are\n"
+		 "symbolized when first seen, while their processes run.  On a terminal a\n"
+		 "progress line shows on stderr.  What record started is stopped at the end.\n",
+	.run = record_run,
+};

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprof reader: atomic output files, see outfile.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outfile.h"
+#include "util.h"
+
+int kp_out_open(struct kp_out *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path || asprintf(&o->tmp, "%s.tmp", path) < 0) {
+		o->tmp = NULL;
+		kp_err("out of memory");
+		kp_out_close(o);
+		return -1;
+	}
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (o->fd < 0) {
+		kp_err("cannot create %s: %s", o->tmp, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;	/* not ours to remove */
+		kp_out_close(o);
+		return -1;
+	}
+	return 0;
+}
+
+int kp_out_commit(struct kp_out *o, int (*fn)(FILE *f, void *ctx), void *ctx)
+{
+	int ret, err = 0;
+	FILE *f;
+
+	errno = 0;
+
+	f = fdopen(o->fd, "w");
+	if (!f) {
+		kp_err("writing %s: %s", o->tmp, strerror(errno));
+		return -1;
+	}
+	o->fd = -1;		/* the stream owns it now */
+	ret = fn(f, ctx);
+	if (ret)
+		err = -ret;
+	else if (fflush(f) || ferror(f))
+		err = errno ? errno : EIO;
+	else if (fsync(fileno(f)))
+		err = errno;
+	if (fclose(f) && !err)
+		err = errno ? errno : EIO;
+	if (err) {
+		kp_err("writing %s: %s", o->tmp, strerror(err));
+		unlink(o->tmp);
+		return -1;
+	}
+	if (rename(o->tmp, o->path)) {
+		kp_err("renaming %s to %s: %s", o->tmp, o->path,
+		       strerror(errno));
+		unlink(o->tmp);
+		return -1;
+	}
+	free(o->tmp);
+	o->tmp = NULL;		/* nothing left to remove */
+	return 0;
+}
+
+void kp_out_close(struct kp_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}
