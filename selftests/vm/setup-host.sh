@@ -13,7 +13,7 @@ PKGS=(
 	sparse dkms debootstrap qemu-system-x86 iproute2 util-linux
 	busybox-static util-linux-extra kbd python3-requests python3-argcomplete
 	libkmod-dev libdw-dev libelf-dev libjson-c-dev libprotobuf-c-dev
-	protobuf-c-compiler protobuf-compiler golang-go zlib1g-dev librsvg2-bin
+	protobuf-c-compiler protobuf-compiler golang-go zlib1g-dev
 )
 VNG_SUITE=${KPROF_VNG_SUITE:-trixie}
 MIRROR=${KPROF_MIRROR:-http://deb.debian.org/debian}
