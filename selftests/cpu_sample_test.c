@@ -238,27 +238,37 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 	EXPECT_LT(kernel / 3, write_path);
 }
 
+/*
+ * Samples against the CPU time they sample.  A guest whose host is busy
+ * misses timer expiries (the child's CPU time still runs on), so a
+ * reading outside the 20% band is retried, at most three times in all.
+ */
 static void check_rate(struct __test_metadata *_metadata, int fd,
 		       struct export *ex, uint32_t hz)
 {
-	uint64_t cpu_ns, n;
-	double want;
+	uint64_t cpu_ns, n = 0;
+	double want = 0;
 	pid_t pid;
+	int tries;
 
 	ASSERT_EQ(0, set_hz(fd, hz));
 	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_CPU));
-	ASSERT_EQ(0, kp_snapshot(fd));
-	pid = run_child(spin_75_25, 3, -1);
-	cpu_ns = wait_child(pid);
-	ASSERT_EQ(0, kp_snapshot(fd));
+	for (tries = 0; tries < 3; tries++) {
+		ASSERT_EQ(0, kp_snapshot(fd));
+		pid = run_child(spin_75_25, 3, -1);
+		cpu_ns = wait_child(pid);
+		ASSERT_EQ(0, kp_snapshot(fd));
+		n = samples_of(ex, pid);
+		want = hz * (cpu_ns / 1e9);
+		TH_LOG("%u Hz: %llu samples for %.2f s of CPU, expected %.0f",
+		       hz, (unsigned long long)n, cpu_ns / 1e9, want);
+		EXPECT_EQ(hz, ex->hdr->sample_hz);
+		EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
+		if (fabs(n - want) < 0.20 * want)
+			break;
+	}
 	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
-	n = samples_of(ex, pid);
-	want = hz * (cpu_ns / 1e9);
-	TH_LOG("%u Hz: %llu samples for %.2f s of CPU, expected %.0f",
-	       hz, (unsigned long long)n, cpu_ns / 1e9, want);
-	EXPECT_EQ(hz, ex->hdr->sample_hz);
 	EXPECT_LT(fabs(n - want), 0.20 * want);
-	EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
 }
 
 TEST_F(cpu, rate_99hz)
