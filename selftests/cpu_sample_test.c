@@ -12,39 +12,11 @@
 
 #include "kselftest_harness.h"
 #include "tcp_test.h"
+#include "cpu_spin.h"
 
 #define MS_NS	1000000ull
 
 /* ---- workloads, in a child; built with frame pointers, -rdynamic ---- */
-
-static volatile uint64_t sink;
-
-__attribute__((noinline)) void spin_hot_a(uint64_t n)
-{
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		sink += i * i;
-}
-
-__attribute__((noinline)) void spin_hot_b(uint64_t n)
-{
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		sink += i ^ (i >> 3);
-}
-
-/* 3 parts in spin_hot_a for 1 part in spin_hot_b, for @secs seconds. */
-static void spin_75_25(double secs)
-{
-	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
-
-	while (now_ns() < end) {
-		spin_hot_a(300000);
-		spin_hot_b(100000);
-	}
-}
 
 __attribute__((noinline)) void syscall_heavy(double secs)
 {
