@@ -156,7 +156,13 @@ for name in $boot; do
 		"KPROF_DKMS=1 KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
 		>"$out/console-$name.log" 2>&1
 	rc=$?
-	cat "$out/console-$name.log"
+	# the console has the kernel's messages too (vng --verbose): shown
+	# whole only when the VM did not come back
+	if [ "$rc" -eq 0 ] && [ -f "$out/guest-$name.tap" ]; then
+		cat "$out/guest-$name.tap"
+	else
+		tail -n 150 "$out/console-$name.log"
+	fi
 	tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
 
 	dkms_clean "$name"
