@@ -76,14 +76,18 @@ static long kprof_ioc_set_config(void *arg)
 	return kprof_ctl_set_config(arg);
 }
 
+/* An output-only struct: everything after its size field must be zero. */
+static bool kprof_ioc_out_only(const void *arg, size_t size)
+{
+	return !memchr_inv((const u8 *)arg + sizeof(u32), 0,
+			   size - sizeof(u32));
+}
+
 static long kprof_ioc_get_config(void *arg)
 {
-	struct kprof_config *cfg = arg;
-
-	if (memchr_inv((u8 *)cfg + sizeof(cfg->size), 0,
-		       sizeof(*cfg) - sizeof(cfg->size)))
+	if (!kprof_ioc_out_only(arg, sizeof(struct kprof_config)))
 		return -EINVAL;
-	kprof_ctl_get_config(cfg);
+	kprof_ctl_get_config(arg);
 	return 0;
 }
 
@@ -98,12 +102,9 @@ static long kprof_ioc_snapshot(void *arg)
 
 static long kprof_ioc_get_stats(void *arg)
 {
-	struct kprof_stats *st = arg;
-
-	if (memchr_inv((u8 *)st + sizeof(st->size), 0,
-		       sizeof(*st) - sizeof(st->size)))
+	if (!kprof_ioc_out_only(arg, sizeof(struct kprof_stats)))
 		return -EINVAL;
-	kprof_ctl_stats(st);
+	kprof_ctl_stats(arg);
 	return 0;
 }
 
