@@ -19,7 +19,7 @@ MATRIX := 6.1 5.10 6.12 sid
 PREFIX ?= /usr/local
 
 .PHONY: all module module-clean reader selftests deps check check-matrix \
-	vmcheck demo install clean help
+	vmcheck demo install install-module clean help
 
 all: module reader
 
@@ -29,7 +29,8 @@ help:
 	@echo "make check        quality gates, compile matrix, selftests booted on 6.1"
 	@echo "make check-matrix make check, plus the selftests booted on every matrix kernel"
 	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX))"
-	@echo "make install      install the reader and its man page (the module: use DKMS, see README)"
+	@echo "make install      install the reader and its man page"
+	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
 	@echo "make deps         install build and test dependencies (Debian 12, root)"
 
 module:
@@ -84,6 +85,12 @@ vmcheck: deps $(KSFT_DIR)/lib.mk
 
 demo: deps
 	$(VM)/demo.sh
+
+# The module into /lib/modules/$(KVER) (then modprobe and `kprof load`
+# find it), as an alternative to DKMS.
+install-module: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KVER)
 
 install: reader
 	install -D -m 0755 userspace/kprof $(DESTDIR)$(PREFIX)/bin/kprof

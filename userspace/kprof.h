@@ -19,5 +19,8 @@ extern const struct kp_cmd kp_cmd_info;
 extern const struct kp_cmd kp_cmd_top;
 extern const struct kp_cmd kp_cmd_stacks;
 extern const struct kp_cmd kp_cmd_record;
+extern const struct kp_cmd kp_cmd_load;
+extern const struct kp_cmd kp_cmd_unload;
+extern const struct kp_cmd kp_cmd_status;
 
 #endif

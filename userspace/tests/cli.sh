@@ -149,6 +149,18 @@ usage_error "stacks: bad stack ID '1x'" stacks 1x
 usage_error "stacks: bad stack ID 'x'" stacks 1 x
 usage_error "stacks: unknown option '-1'" stacks -1
 usage_error "stacks: unknown option '--bogus'" stacks --bogus 1
+usage_error "load: 'stacks' is not a parameter: use name=value" load stacks
+usage_error "load: '=1' is not a parameter" load =1
+usage_error "load: 'stacks=' is not a parameter" load stacks=
+usage_error "load: 'a-b=1' is not a parameter" load a-b=1
+usage_error "load: 'x=a b' is not a parameter" load "x=a b"
+usage_error "load: option '--ko' needs a value" load --ko
+usage_error "load: --ko needs a module file" load --ko ""
+usage_error "load: unknown option '--bogus'" load --bogus
+usage_error "unload: unexpected argument 'now'" unload now
+usage_error "unload: unknown option '-f'" unload -f
+usage_error "status: unexpected argument 'x'" status x
+usage_error "status: unknown option '--jsn'" status --jsn
 
 # --- no module: exit 1 ------------------------------------------------------------
 
@@ -162,6 +174,10 @@ expect 1 'kprofmod is not loaded' "top -i 3600 --threshold 100s --role server: v
 expect 1 'kprofmod is not loaded' "top with the sampling options valid, without module: exit 1" \
 	-- nomod top --freq 10000 --top 1 --no-cpu
 expect 1 'kprofmod is not loaded' "stacks without module: exit 1" -- nomod stacks 1 2
+expect 1 'not a kernel module \(no ELF header\)' "load --ko of a non-module: exit 1" \
+	-- nomod load --ko "$HERE/cli.sh"
+expect 1 "load: --ko $TMP/none: No such file" "load --ko of a missing file: exit 1" \
+	-- nomod load --ko "$TMP/none"
 expect 1 'kprofmod is not loaded' "record with every option valid, without module: exit 1" \
 	-- nomod record -d 86400 -o "$TMP/nomod.out" --format pprof --freq 1 --no-tcp \
 	-p $$ --rport 80 --lport 8080 --role client -4 -6 --threshold 0

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprof reader: names of the module's bit masks, see names.h. */
+#include <inttypes.h>
+
+#include "names.h"
+
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *const features[] = {
+	"tcp-latency", "user-stacks", "ksyms", "cpu-sampling", "hw-cycles",
+	"cgroup",
+};
+
+static const char *const attach[] = {
+	"tcp_sendmsg", "tcp_cleanup_rbuf", "__tcp_cleanup_rbuf",
+	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
+};
+
+static const char *const run[] = {
+	"tcp", "cpu",
+};
+
+const struct kp_bitnames kp_feature_names = { features, ARRAY_LEN(features) };
+const struct kp_bitnames kp_attach_names = { attach, ARRAY_LEN(attach) };
+const struct kp_bitnames kp_run_names = { run, ARRAY_LEN(run) };
+
+/* The bits of @v that have no name. */
+static uint64_t unnamed(uint64_t v, const struct kp_bitnames *n)
+{
+	return n->nr < 64 ? v >> n->nr << n->nr : 0;
+}
+
+void kp_print_bits(FILE *out, uint64_t v, const struct kp_bitnames *n)
+{
+	unsigned int i;
+
+	if (!v)
+		fprintf(out, " none");
+	for (i = 0; i < n->nr; i++)
+		if (v & (1ULL << i))
+			fprintf(out, " %s", n->names[i]);
+	if (unnamed(v, n))
+		fprintf(out, " 0x%" PRIx64, unnamed(v, n));
+}
+
+json_object *kp_json_bits(uint64_t v, const struct kp_bitnames *n)
+{
+	json_object *a = json_object_new_array();
+	char hex[24];
+	unsigned int i;
+
+	for (i = 0; i < n->nr; i++)
+		if (v & (1ULL << i))
+			json_object_array_add(a,
+					      json_object_new_string(n->names[i]));
+	if (unnamed(v, n)) {
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, unnamed(v, n));
+		json_object_array_add(a, json_object_new_string(hex));
+	}
+	return a;
+}
