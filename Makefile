@@ -29,7 +29,7 @@ help:
 	@echo "make check        quality gates, compile matrix, selftests booted on 6.1"
 	@echo "make check-matrix make check, plus the selftests booted on every matrix kernel"
 	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX))"
-	@echo "make install      install the reader and its man page"
+	@echo "make install      install the reader, the man pages and bash completion"
 	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
 	@echo "make deps         install build and test dependencies (Debian 12, root)"
 
@@ -95,6 +95,9 @@ install-module: module
 install: reader
 	install -D -m 0755 userspace/kprof $(DESTDIR)$(PREFIX)/bin/kprof
 	install -D -m 0644 userspace/kprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/kprof.1
+	install -D -m 0644 docs/kprofmod.4 $(DESTDIR)$(PREFIX)/share/man/man4/kprofmod.4
+	install -D -m 0644 userspace/kprof.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kprof
 
 clean: module-clean
 	$(MAKE) -C userspace clean

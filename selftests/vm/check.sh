@@ -5,7 +5,8 @@
 #   check.sh [--gates] [--unit] [--compile "NAMES"] [--boot "NAMES"]
 #
 # --gates     checkpatch --strict, sparse and the W=1 build on the host's
-#             Debian 6.1 kernel, and the reader and selftests with -Werror
+#             Debian 6.1 kernel, the reader and selftests with -Werror, and
+#             no groff or man warning in the manual pages
 # --compile   W=1 build, no warnings allowed, for each named kernel
 # --boot      per named kernel: W=1 build, DKMS build + install, then boot it
 #             with virtme-ng and run the selftests and the DKMS modprobe test
@@ -106,6 +107,18 @@ if [ "$gates" = 1 ]; then
 	rc=$?
 	cat "$out/selftests-build.log"
 	tap gates "$rc" "selftests build with -Werror"
+
+	# The manual pages: no groff or man warning, at the width man uses
+	# when not on a terminal.
+	for page in userspace/kprof.1 docs/kprofmod.4; do
+		log=$out/man-${page##*/}.log
+		{ groff -man -ww -z "$page" &&
+		  MANWIDTH=80 man --warnings -l "$page" >/dev/null; } >"$log" 2>&1
+		rc=$?
+		cat "$log"
+		tap gates "$( [ $rc -eq 0 ] && [ ! -s "$log" ]; echo $?)" \
+			"$page: groff -man -ww and man --warnings are silent"
+	done
 fi
 
 if [ "$unit" = 1 ]; then
