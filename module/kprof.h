@@ -154,5 +154,7 @@ u32 kprof_tcp_attach(void);
 u32 kprof_tcp_inflight(void);
 int kprof_tcp_set_config(const struct kprof_config *cfg);
 void kprof_tcp_get_config(struct kprof_config *cfg);
+/* Is current inside the configured cgroup (if any)?  Any context. */
+bool kprof_cfg_task_wanted(void);
 
 #endif /* _KPROF_H */

@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include "kprof.h"
+#include "compat/kprof_compat_cgroup.h"
 
 static DEFINE_MUTEX(kprof_ctl_lock);
 
@@ -29,6 +30,8 @@ u64 kprof_ctl_features(void)
 		f |= KPROF_FEAT_TCP_LATENCY;
 	if (kprof_sample_hw())
 		f |= KPROF_FEAT_HW_CYCLES;
+	if (KPROF_HAVE_CGROUP)
+		f |= KPROF_FEAT_CGROUP;
 	return f;
 }
 

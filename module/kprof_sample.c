@@ -34,6 +34,8 @@ static void kprof_overflow(struct perf_event *event,
 	bool dropped;
 	u32 id;
 
+	if (!kprof_cfg_task_wanted())
+		return;
 	kprof_agg_sample_count(KPROF_SCNT_SAMPLES);
 	if (is_idle_task(t)) {
 		kprof_agg_sample_count(KPROF_SCNT_IDLE);

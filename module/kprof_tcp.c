@@ -29,6 +29,7 @@
 #include <net/inet_sock.h>
 
 #include "kprof.h"
+#include "compat/kprof_compat_cgroup.h"
 #include "compat/kprof_compat_kprobes.h"
 #include "compat/kprof_compat_rcu.h"
 
@@ -171,6 +172,8 @@ static bool kprof_sk_wanted(const struct kprof_config *c, const struct sock *sk,
 	if (c->families && !(c->families & fam))
 		return false;
 	if (c->tgid && c->tgid != current->tgid)
+		return false;
+	if (c->cgroup_id && !kprof_current_in_cgroup(c->cgroup_id))
 		return false;
 	if (c->roles && !(c->roles & (1U << role)))
 		return false;
@@ -444,6 +447,8 @@ int kprof_tcp_set_config(const struct kprof_config *cfg)
 			return -EINVAL;
 	if (cfg->tgid > PID_MAX_LIMIT)
 		return -EINVAL;
+	if (cfg->cgroup_id && !KPROF_HAVE_CGROUP)
+		return -EOPNOTSUPP;
 
 	n = kmemdup(cfg, sizeof(*cfg), GFP_KERNEL);
 	if (!n)
@@ -454,6 +459,13 @@ int kprof_tcp_set_config(const struct kprof_config *cfg)
 	kprof_wait_handlers();
 	kfree(old);
 	return 0;
+}
+
+bool kprof_cfg_task_wanted(void)
+{
+	const struct kprof_config *c = rcu_dereference_sched(kprof_cfg);
+
+	return !c || !c->cgroup_id || kprof_current_in_cgroup(c->cgroup_id);
 }
 
 void kprof_tcp_get_config(struct kprof_config *cfg)

@@ -7,7 +7,10 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stddef.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -383,6 +386,46 @@ TEST_F(tcp, filters)
 	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
 }
 
+/*
+ * The cgroup filter through the ABI: a cgroup ID nobody is in traces
+ * nothing; the root cgroup (every task is below it) traces everything;
+ * GET_CONFIG returns the ID.  The reader's --cgroup test covers a real
+ * subtree.
+ */
+TEST_F(tcp, cgroup_filter)
+{
+	struct kprof_config cfg = { .threshold_ns = 100 * MS * 1000 };
+	struct kprof_config got = { .size = sizeof(got) };
+	struct kprof_info info = { .size = sizeof(info) };
+	struct statfs sfs;
+	struct stat st;
+	uint64_t lat[4];
+	uint16_t p4;
+
+	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	if (!(info.features & KPROF_FEAT_CGROUP))
+		SKIP(return, "module has no cgroup filter");
+	if (statfs("/sys/fs/cgroup", &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
+	    stat("/sys/fs/cgroup", &st))
+		SKIP(return, "/sys/fs/cgroup is not cgroup v2");
+
+	cfg.cgroup_id = 0xfffffffffffull;	/* no such cgroup */
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
+
+	cfg.cgroup_id = st.st_ino;
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_CONFIG, &got));
+	EXPECT_EQ(st.st_ino, got.cgroup_id);
+	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(4, rows_count(&self->ex, p4, KPROF_ROLE_CLIENT, NULL));
+}
+
 TEST_F(tcp, bad_config_einval)
 {
 	struct kprof_config cfg = { .size = sizeof(cfg) };
@@ -402,9 +445,9 @@ TEST_F(tcp, bad_config_einval)
 	cfg.threshold_ns = 101ull * 1000 * MS;
 	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
 	cfg.threshold_ns = 0;
-	cfg.reserved[2] = 1;
+	cfg.reserved[1] = 1;
 	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
-	cfg.reserved[2] = 0;
+	cfg.reserved[1] = 0;
 	EXPECT_EQ(0, kp_config(self->fd, &cfg));
 	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 0));
 	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 1u << 31));

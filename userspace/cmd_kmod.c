@@ -642,6 +642,7 @@ static json_object *status_json(const struct status *s)
 	json_object_object_add(t, "sample_hz",
 			       json_object_new_int64(s->cfg.sample_hz));
 	json_object_object_add(t, "tgid", json_object_new_int64(s->cfg.tgid));
+	json_object_object_add(t, "cgroup_id", kp_json_u64(s->cfg.cgroup_id));
 	json_object_object_add(o, "config", t);
 
 	t = json_object_new_object();
@@ -715,6 +716,8 @@ static void status_text(const struct status *s)
 	       s->cfg.sample_hz);
 	if (s->cfg.tgid)
 		printf(", pid %u", s->cfg.tgid);
+	if (s->cfg.cgroup_id)
+		printf(", cgroup %" PRIu64, (uint64_t)s->cfg.cgroup_id);
 	printf("\n  tables:     in flight %u/%u, stacks %u/%u\n", st->inflight,
 	       s->info.inflight_max, st->stacks, s->info.stacks_max);
 	printf("  counters:   requests %" PRIu64 " (abandoned %" PRIu64

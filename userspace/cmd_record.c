@@ -473,7 +473,7 @@ const struct kp_cmd kp_cmd_record = {
 	.name = "record",
 	.summary = "sample CPU stacks and TCP latency for a while into a file",
 	.usage = "kprof record -d SECONDS -o FILE [--format folded|pprof|json]\n"
-		 "                    [--freq HZ] [--no-cpu] [--no-tcp] [-p PID]\n"
+		 "                    [--freq HZ] [--no-cpu] [--no-tcp] [-p PID] [--cgroup DIR]\n"
 		 "                    [--rport PORT[,PORT...]] [--lport PORT[,PORT...]]\n"
 		 "                    [--role client|server] [-4|-6] [--threshold DURATION]\n",
 	.help =	 "  -d, --duration SECONDS   record this long (0.01 to 86400); SIGINT or\n"
@@ -489,6 +489,8 @@ const struct kp_cmd kp_cmd_record = {
 		 "                           default 99)\n"
 		 "      --no-cpu             no CPU sampling (pprof, json)\n"
 		 "      --no-tcp             no TCP tracing\n"
+		 "      --cgroup DIR         only tasks in this cgroup v2 directory or below\n"
+		 "                           (absolute, or relative to /sys/fs/cgroup)\n"
 		 "  -p, --pid PID            only process PID (its samples and requests)\n"
 		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
 		 "      --lport PORTS        only requests on these local ports (at most 16)\n"

@@ -670,7 +670,8 @@ const struct kp_cmd kp_cmd_top = {
 	.name = "top",
 	.summary = "hot CPU stacks and TCP request latency, every interval",
 	.usage = "kprof top [-i SECONDS] [-n COUNT] [--json] [--top N] [--freq HZ]\n"
-		 "                 [--no-cpu] [--no-tcp] [-p PID] [--rport PORT[,PORT...]]\n"
+		 "                 [--no-cpu] [--no-tcp] [-p PID] [--cgroup DIR]\n"
+		 "                 [--rport PORT[,PORT...]]\n"
 		 "                 [--lport PORT[,PORT...]] [--role client|server] [-4|-6]\n"
 		 "                 [--threshold DURATION] [--no-color] [-C]\n",
 	.help =	 "  -i, --interval SECONDS   print every SECONDS (0.01 to 3600, default 1)\n"
@@ -681,6 +682,8 @@ const struct kp_cmd kp_cmd_top = {
 		 "                           default 99)\n"
 		 "      --no-cpu             no CPU sampling: TCP latency only\n"
 		 "      --no-tcp             no TCP tracing: hot stacks only\n"
+		 "      --cgroup DIR         only tasks in this cgroup v2 directory or below\n"
+		 "                           (absolute, or relative to /sys/fs/cgroup)\n"
 		 "  -p, --pid PID            only process PID (its requests and samples)\n"
 		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
 		 "      --lport PORTS        only requests on these local ports (at most 16)\n"

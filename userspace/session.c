@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +79,37 @@ static int parse_roles(const char *cmd, const char *arg,
 		kp_err("%s: --role '%s': use client or server", cmd, arg);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * A cgroup v2 directory, absolute or relative to /sys/fs/cgroup: its
+ * inode number is the cgroup's ID.
+ */
+static int parse_cgroup(const char *cmd, const char *arg,
+			struct kprof_config *cfg)
+{
+	char path[PATH_MAX];
+	struct statfs sfs;
+	struct stat st;
+
+	if (!*arg) {
+		kp_err("%s: --cgroup needs a cgroup v2 directory", cmd);
+		return -1;
+	}
+	if (arg[0] == '/' || arg[0] == '.')
+		snprintf(path, sizeof(path), "%s", arg);
+	else
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", arg);
+	if (stat(path, &st) || statfs(path, &sfs)) {
+		kp_err("%s: --cgroup %s: %s", cmd, path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		kp_err("%s: --cgroup %s: not a cgroup v2 directory", cmd, path);
+		return -1;
+	}
+	cfg->cgroup_id = st.st_ino;
 	return 0;
 }
 
@@ -149,6 +183,9 @@ int kp_sess_opt(const char *cmd, int c, const char *arg,
 		break;
 	case KP_OPT_NO_TCP:
 		o->want &= ~KPROF_RUN_TCP;
+		break;
+	case KP_OPT_CGROUP:
+		bad = parse_cgroup(cmd, arg, &o->cfg);
 		break;
 	default:
 		return 1;
@@ -235,6 +272,12 @@ int kp_session_start(struct kp_session *s, const char *cmd,
 		goto fail_close;
 	if (choose_run(s, o->want))
 		goto fail_unmap;
+	if (cfg.cgroup_id && !(s->info.features & KPROF_FEAT_CGROUP)) {
+		kp_err("kprofmod %.*s cannot filter by cgroup (API %u.%u; --cgroup needs API %u.3)",
+		       KPROF_VERSION_LEN, s->info.version, s->info.api_major,
+		       s->info.api_minor, KPROF_API_MAJOR);
+		goto fail_unmap;
+	}
 
 	/*
 	 * Tracing or sampling already running belongs to someone else: on

@@ -28,6 +28,7 @@ enum {
 	KP_OPT_FREQ,
 	KP_OPT_NO_CPU,
 	KP_OPT_NO_TCP,
+	KP_OPT_CGROUP,
 };
 
 /* Short and long options of kp_sess_opt(), for getopt_long(). */
@@ -40,7 +41,8 @@ enum {
 	{ "threshold", required_argument, NULL, KP_OPT_THRESHOLD },	\
 	{ "freq", required_argument, NULL, KP_OPT_FREQ },		\
 	{ "no-cpu", no_argument, NULL, KP_OPT_NO_CPU },			\
-	{ "no-tcp", no_argument, NULL, KP_OPT_NO_TCP }
+	{ "no-tcp", no_argument, NULL, KP_OPT_NO_TCP },			\
+	{ "cgroup", required_argument, NULL, KP_OPT_CGROUP }
 
 struct kp_sess_opts {
 	struct kprof_config cfg;	/* filters, threshold; sample_hz */

@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		2
+#define KPROF_API_MINOR		3
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -54,6 +54,7 @@
 #define KPROF_FEAT_KSYMS	_BITULL(2)	/* kernel frames as symbol+off */
 #define KPROF_FEAT_CPU_SAMPLING	_BITULL(3)	/* perf-event stack sampling */
 #define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* sampling on cycles, not cpu-clock */
+#define KPROF_FEAT_CGROUP	_BITULL(5)	/* kprof_config.cgroup_id (API 1.3) */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
@@ -151,13 +152,22 @@ struct kprof_ctl {
  * @sample_hz:		CPU sampling frequency, 1..10000 (0 on SET: keep);
  *			since API 1.2, default 99
  * @reserved3:		zero
+ * @cgroup_id:		since API 1.3, with KPROF_FEAT_CGROUP: only tasks
+ *			in this cgroup v2 or below it, 0 = all.  The number
+ *			is the inode number of the cgroup's directory on
+ *			cgroup2 (st_ino from stat(2)).  It decides which
+ *			requests are tracked (by the task that sends) and
+ *			which CPU samples are counted: samples of other
+ *			tasks, the idle task included, are not counted at
+ *			all.  A removed cgroup matches nothing.
  * @reserved:		zero
  *
  * SET replaces the whole configuration atomically; it may be called while
  * running.  A request already in flight keeps the decision made when it
  * started.  Errors: -EINVAL for unknown role or family bits, counts above
  * KPROF_MAX_PORTS, port 0 in a list, threshold above 100 s, sample_hz
- * above 10000.  A new sample_hz applies to running sampling at once.
+ * above 10000; -EOPNOTSUPP for a cgroup_id without KPROF_FEAT_CGROUP.
+ * A new sample_hz applies to running sampling at once.
  */
 struct kprof_config {
 	__u32 size;
@@ -174,7 +184,8 @@ struct kprof_config {
 	__u16 lports[KPROF_MAX_PORTS];
 	__u32 sample_hz;
 	__u32 reserved3;
-	__u64 reserved[3];
+	__u64 cgroup_id;
+	__u64 reserved[2];
 };
 
 #define KPROF_CONFIG_SIZE_VER0	128

@@ -160,6 +160,10 @@ usage_error "load: unknown option '--bogus'" load --bogus
 usage_error "unload: unexpected argument 'now'" unload now
 usage_error "unload: unknown option '-f'" unload -f
 usage_error "status: unexpected argument 'x'" status x
+usage_error "top: --cgroup needs a cgroup v2 directory" top --cgroup ""
+usage_error "top: --cgroup /: not a cgroup v2 directory" top --cgroup /
+usage_error "record: --cgroup /sys/fs/cgroup/no/such: No such file" record -d 1 -o x --cgroup no/such
+usage_error "top: option '--cgroup' needs a value" top --cgroup
 usage_error "status: unknown option '--jsn'" status --jsn
 
 # --- no module: exit 1 ------------------------------------------------------------
@@ -470,7 +474,7 @@ expect 1 '^kprof: kprofmod 0\.0\.0-fake cannot sample CPU stacks \(API 1\.1; sam
 	"top --no-tcp on an API 1.1 module: exit 1" -- \
 	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top --no-tcp
 rm -f "$LOG"
-expect 0 '^kprof: note: kprofmod 0\.0\.0-fake does not trace TCP latency \(API 1\.2\): CPU samples only$' \
+expect 0 '^kprof: note: kprofmod 0\.0\.0-fake does not trace TCP latency \(API 1\.[0-9]+\): CPU samples only$' \
 	"top on a module that cannot trace TCP: a one-line note, CPU only" -- \
 	env KPROF_FAKE_FEATURES=8 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
 	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
@@ -504,7 +508,15 @@ expect 1 '\(API 1\.0\) publishes no data mapping: TCP latency needs API 1\.1' "t
 	env KPROF_FAKE_OLD=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top
 expect 1 'can neither trace TCP latency nor sample CPU stacks' "top on a module with neither: exit 1" -- \
 	env KPROF_FAKE_FEATURES=0 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top
-expect 1 'does not trace TCP latency \(API 1\.2\)$' "top --no-cpu on a module without TCP latency: exit 1" -- \
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -n "$cg2" ]; then
+	expect 1 'cannot filter by cgroup \(API 1\.[0-9]+; --cgroup needs API 1\.3\)' \
+		"top --cgroup on a module without the cgroup filter: exit 1" -- \
+		fake top -n 1 --cgroup "$cg2"
+else
+	skip "top --cgroup on a module without the cgroup filter: exit 1" "no cgroup2 mount"
+fi
+expect 1 'does not trace TCP latency \(API 1\.[0-9]+\)$' "top --no-cpu on a module without TCP latency: exit 1" -- \
 	env KPROF_FAKE_FEATURES=8 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top --no-cpu
 rm -f "$LOG"
 expect 1 'permission denied on /fake/kprof \(KPROF_IOC_START\)' "top: START refused: exit 1" -- \

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# --cgroup: only tasks in a cgroup v2 subtree are traced and sampled.
+# A spinner and a request/response workload run inside the cgroup (the
+# spinner in a child cgroup), the same pair outside; a recording with
+# --cgroup sees exactly the inside pair.
+. "$(dirname "$0")/lib.sh"
+
+SPIN=$KP_DIR/cpu_spin
+WL=$KP_DIR/tcp_workload
+tmp=$(mktemp -d)
+cgroot=/sys/fs/cgroup
+cleanup()
+{
+	rmdir "$cgroot/kprof-in/child" "$cgroot/kprof-in" 2>/dev/null
+	[ "$cgroot" = "$tmp/cg" ] && umount "$cgroot"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+tap_plan 7
+kp_unload
+kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
+mark=$(kp_dmesg_mark)
+
+if [ "$(stat -f -c %T "$cgroot")" != cgroup2fs ]; then
+	cgroot=$tmp/cg
+	mkdir "$cgroot" && mount -t cgroup2 none "$cgroot" ||
+		{ tap_diag "cannot mount cgroup2"; exit "$KSFT_SKIP"; }
+fi
+mkdir -p "$cgroot/kprof-in/child"
+
+# run_in CGROUP CMD...: CMD in the background, inside CGROUP
+run_in()
+{
+	local cg=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
+}
+
+run_in "$cgroot/kprof-in" "$WL" -d 4 2 >"$tmp/wl-in"
+wl_in=$!
+run_in "$cgroot/kprof-in/child" "$SPIN" 4
+spin_in=$!
+"$WL" -d 4 3 >"$tmp/wl-out" &
+"$SPIN" 4 &
+spin_out=$!
+sleep 0.5
+"$KPROF_BIN" record -d 3 --freq 199 --threshold 0 \
+	--cgroup "$cgroot/kprof-in" -o "$tmp/r.json" --format json 2>"$tmp/err"
+tap_result $? "record --cgroup exits 0"
+wait
+port_in=$(awk '{ print $2 }' "$tmp/wl-in")
+port_out=$(awk '{ print $2 }' "$tmp/wl-out")
+tap_diag "inside: spinner $spin_in, port $port_in; outside: spinner $spin_out, port $port_out"
+
+check()
+{
+	python3 - "$tmp/r.json" "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+what, a = sys.argv[2], int(sys.argv[3])
+cpu = {}
+for row in r["cpu"]:
+    cpu[row["tgid"]] = cpu.get(row["tgid"], 0) + row["samples"]
+rports = {row["rport"] for row in r["tcp"]}
+print("# cpu tgids %s; tcp rports %s" % (sorted(cpu), sorted(rports)))
+if what == "spin-in":
+    ok = cpu.get(a, 0) > 0
+elif what == "spin-out":
+    ok = a not in cpu
+elif what == "only-in":
+    # every CPU sample belongs to a task of the cgroup: the spinner or
+    # the workload (its threads share its tgid)
+    ok = set(cpu) <= {a, int(sys.argv[4])}
+elif what == "port-in":
+    ok = any(row["rport"] == a and row["count"] > 0 for row in r["tcp"])
+elif what == "port-out":
+    ok = a not in rports
+sys.exit(0 if ok else 1)
+PY
+}
+tap_check "the spinner in a child cgroup is sampled" check spin-in "$spin_in"
+tap_check "the spinner outside is not" check spin-out "$spin_out"
+tap_check "no CPU sample of any other process" check only-in "$spin_in" "$wl_in"
+tap_check "requests to the inside server are traced" check port-in "$port_in"
+tap_check "requests to the outside server are not" check port-out "$port_out"
+kp_unload
+tap_check "no kernel warning, BUG or leak report in dmesg" kp_dmesg_clean "$mark"
+tap_finish
