@@ -22,5 +22,6 @@ extern const struct kp_cmd kp_cmd_record;
 extern const struct kp_cmd kp_cmd_load;
 extern const struct kp_cmd kp_cmd_unload;
 extern const struct kp_cmd kp_cmd_status;
+extern const struct kp_cmd kp_cmd_abtest;
 
 #endif

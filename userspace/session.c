@@ -350,6 +350,24 @@ int kp_session_snapshot(struct kp_session *s, struct kp_snapshot *snap)
 	return 0;
 }
 
+int kp_session_pause(struct kp_session *s)
+{
+	if (!s->started)
+		return 0;
+	return ctl(s, KPROF_IOC_STOP, s->started, "KPROF_IOC_STOP");
+}
+
+int kp_session_resume(struct kp_session *s)
+{
+	uint64_t gen;
+
+	if (!s->started)
+		return 0;
+	if (ctl(s, KPROF_IOC_START, s->started, "KPROF_IOC_START"))
+		return -1;
+	return snapshot_ioctl(s, &gen);
+}
+
 int kp_session_end(struct kp_session *s, int ret)
 {
 	struct kprof_ctl c = { .size = sizeof(c), .what = s->started };

@@ -90,6 +90,13 @@ int kp_session_start(struct kp_session *s, const char *cmd,
 int kp_session_snapshot(struct kp_session *s, struct kp_snapshot *snap);
 
 /*
+ * Stop what the session started, and start it again (with a fresh
+ * interval), for A/B runs.  Return 0, or -1 after printing one line.
+ */
+int kp_session_pause(struct kp_session *s);
+int kp_session_resume(struct kp_session *s);
+
+/*
  * Stop what the session started and restore the configuration it
  * replaced; then unmap and close.  @ret is the exit status so far: after
  * a failure, cleaning up prints nothing more.  Returns the final status.

@@ -160,6 +160,15 @@ usage_error "load: unknown option '--bogus'" load --bogus
 usage_error "unload: unexpected argument 'now'" unload now
 usage_error "unload: unknown option '-f'" unload -f
 usage_error "status: unexpected argument 'x'" status x
+usage_error "abtest: missing COMMAND" abtest
+usage_error "abtest: missing COMMAND" abtest --rounds 5 --
+usage_error "abtest: --rounds '2': out of range \(3..1000\)" abtest --rounds 2 -- true
+usage_error "abtest: --rounds 'x'" abtest --rounds x -- true
+usage_error "abtest: --warmup '101'" abtest --warmup 101 -- true
+usage_error "abtest: --warmup '-1'" abtest --warmup -1 -- true
+usage_error "abtest: option '--rounds' needs a value" abtest --rounds
+usage_error "abtest: unknown option '--bogus'" abtest --bogus -- true
+usage_error "abtest: --freq '0'" abtest --freq 0 -- true
 usage_error "top: --cgroup needs a cgroup v2 directory" top --cgroup ""
 usage_error "top: --cgroup /: not a cgroup v2 directory" top --cgroup /
 usage_error "record: --cgroup /sys/fs/cgroup/no/such: No such file" record -d 1 -o x --cgroup no/such
@@ -178,6 +187,21 @@ expect 1 'kprofmod is not loaded' "top -i 3600 --threshold 100s --role server: v
 expect 1 'kprofmod is not loaded' "top with the sampling options valid, without module: exit 1" \
 	-- nomod top --freq 10000 --top 1 --no-cpu
 expect 1 'kprofmod is not loaded' "stacks without module: exit 1" -- nomod stacks 1 2
+expect 1 'kprofmod is not loaded' "abtest without module: exit 1" -- nomod abtest -- true
+expect 0 '' "abtest against the fake device: exit 0, nothing on stderr" -- \
+	fake abtest --rounds 3 --warmup 0 --json -- true
+result "$(python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+ok = (o["rounds"] == 3 and len(o["detached_s"]) == 3 and len(o["attached_s"]) == 3
+      and o["command"] == ["true"] and isinstance(o["within_noise"], bool)
+      and 0 <= o["sign_test_p"] <= 1 and set(o["slowdown"]) == {"median", "q1", "q3", "min", "max"})
+sys.exit(0 if ok else 1)' "$OUT"; echo $?)" "abtest --json: one object with every run and the summary"
+expect 1 'abtest: kprofmod is already tracing or sampling' "abtest while another reader traces: exit 1" -- \
+	env KPROF_FAKE_RUNNING=3 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" abtest -- true
+expect 1 "abtest: 'false' exited with status 1" "abtest of a failing command: exit 1" -- \
+	fake abtest --rounds 3 -- false
+expect 1 "abtest: cannot run '/no/such'" "abtest of a missing command: exit 1" -- \
+	fake abtest --rounds 3 -- /no/such
 expect 1 'not a kernel module \(no ELF header\)' "load --ko of a non-module: exit 1" \
 	-- nomod load --ko "$HERE/cli.sh"
 expect 1 "load: --ko $TMP/none: No such file" "load --ko of a missing file: exit 1" \

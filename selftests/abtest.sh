@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kprof abtest: a request/response workload that hits the probes on every
+# request shows an overhead; an idle command is "within noise"; abtest
+# refuses to run while someone else traces, and fails on a failing
+# command.
+. "$(dirname "$0")/lib.sh"
+
+WL=$KP_DIR/tcp_workload
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+tap_plan 7
+kp_unload
+kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
+mark=$(kp_dmesg_mark)
+
+# field FILE EXPR: a Python expression over the JSON object o
+field()
+{
+	python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"
+}
+
+# Three clients and servers; every request walks its stacks (threshold
+# 0): the costliest tracing.
+"$KPROF_BIN" abtest --rounds 12 --threshold 0 --json -- \
+	"$WL" -n 800 0 0 0 >"$tmp/tcp.json" 2>"$tmp/err"
+tap_result $? "abtest on a TCP workload exits 0"
+tap_diag "TCP: slowdown $(field "$tmp/tcp.json" 'o["slowdown"]') p=$(field "$tmp/tcp.json" 'o["sign_test_p"]')"
+tap_check "TCP workload: a non-zero overhead, not within noise" \
+	test "$(field "$tmp/tcp.json" 'not o["within_noise"] and o["slowdown"]["median"] > 0')" = True
+
+"$KPROF_BIN" abtest --rounds 8 --json -- sleep 0.3 >"$tmp/idle.json" 2>"$tmp/err"
+tap_result $? "abtest on an idle command exits 0"
+tap_diag "idle: slowdown $(field "$tmp/idle.json" 'o["slowdown"]') noise $(field "$tmp/idle.json" 'o["noise"]') p=$(field "$tmp/idle.json" 'o["sign_test_p"]')"
+tap_check "idle command: within noise" \
+	test "$(field "$tmp/idle.json" 'o["within_noise"]')" = True
+
+"$KPROF_BIN" top -i 0.2 -n 25 >/dev/null 2>&1 &
+top=$!
+sleep 1
+"$KPROF_BIN" abtest -- true >/dev/null 2>"$tmp/err"
+rc=$?
+wait "$top"
+tap_check "refused while another reader traces" \
+	test "$rc" -eq 1 -a -n "$(grep 'already tracing or sampling' "$tmp/err")"
+
+"$KPROF_BIN" abtest --rounds 3 -- false >/dev/null 2>"$tmp/err"
+rc=$?
+tap_check "a failing command: exit 1, one line" \
+	test "$rc" -eq 1 -a "$(grep -c "exited with status 1" "$tmp/err")" -eq 1
+kp_unload
+tap_check "no kernel warning, BUG or leak report in dmesg" kp_dmesg_clean "$mark"
+tap_finish

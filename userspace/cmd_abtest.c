@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof abtest: what does tracing cost this command?  Runs it with
+ * kprofmod detached (A) and attached (B), alternately, and compares the
+ * paired runs: the median slowdown, its spread, and whether it stands out
+ * of the noise.
+ *
+ * Attached means what `kprof top` does: tracing and sampling started with
+ * the given options, and a snapshot read once a second.  Each round runs
+ * A and B back to back, in alternating order (AB, BA, ...), so slow drift
+ * of the machine hits both alike.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "kprof.h"
+#include "opts.h"
+#include "session.h"
+#include "snapshot.h"
+#include "stats.h"
+#include "units.h"
+#include "util.h"
+
+#define DEFAULT_ROUNDS	10
+#define MAX_ROUNDS	1000
+#define MAX_WARMUP	100
+#define POLL_NS		(KP_NSEC_PER_SEC / 200)
+/* Two-sided sign-test level below which a difference is not chance. */
+#define SIGNIFICANCE	0.05
+
+struct ab_opts {
+	uint64_t rounds;
+	uint64_t warmup;
+	int json;
+	int verbose;
+	char **argv;		/* the command */
+	struct kp_sess_opts sess;
+};
+
+enum {
+	OPT_ROUNDS = 0x100,
+	OPT_WARMUP,
+	OPT_JSON,
+};
+
+static const struct option ab_longopts[] = {
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	KP_SESS_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns -1 to run, else the exit status. */
+static int ab_parse(int argc, char **argv, struct ab_opts *o)
+{
+	const char *why;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->rounds = DEFAULT_ROUNDS;
+	o->warmup = 1;
+	kp_sess_opts_init(&o->sess);
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:vh" KP_SESS_SHORTOPTS,
+				ab_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			kp_cmd_usage(&kp_cmd_abtest, stdout);
+			return 0;
+		case OPT_ROUNDS:
+			why = kp_parse_uint(optarg, 3, MAX_ROUNDS, &o->rounds);
+			if (why) {
+				kp_err("abtest: --rounds '%s': %s (3..%u)", optarg,
+				       why, MAX_ROUNDS);
+				return KP_EXIT_USAGE;
+			}
+			break;
+		case OPT_WARMUP:
+			why = kp_parse_uint(optarg, 0, MAX_WARMUP, &o->warmup);
+			if (why) {
+				kp_err("abtest: --warmup '%s': %s (0..%u)", optarg,
+				       why, MAX_WARMUP);
+				return KP_EXIT_USAGE;
+			}
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case ':':
+			kp_err("abtest: option '%s' needs a value",
+			       argv[optind - 1]);
+			return KP_EXIT_USAGE;
+		default:
+			ret = kp_sess_opt("abtest", c, optarg, &o->sess);
+			if (!ret)
+				break;
+			if (ret == 1)
+				kp_err("abtest: unknown option '%s' (see `kprof abtest --help`)",
+				       argv[optind - 1]);
+			return KP_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		kp_err("abtest: missing COMMAND (kprof abtest [OPTIONS] -- COMMAND [ARGS])");
+		return KP_EXIT_USAGE;
+	}
+	o->argv = argv + optind;
+	return -1;
+}
+
+/*
+ * Run the command once; its wall-clock time in @ns.  With @s, take a
+ * snapshot once a second while it runs.  Returns 0, or KP_EXIT_FAIL
+ * (printed) if it could not run or did not exit 0.
+ */
+static int run_once(const struct ab_opts *o, struct kp_session *s,
+		    uint64_t *ns)
+{
+	uint64_t start, next_snap;
+	struct kp_snapshot snap;
+	struct timespec ts;
+	int status, fd;
+	pid_t pid, w;
+
+	fflush(NULL);
+	start = kp_now_ns();
+	pid = fork();
+	if (pid < 0) {
+		kp_err("abtest: fork: %s", strerror(errno));
+		return KP_EXIT_FAIL;
+	}
+	if (!pid) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (!o->verbose) {
+			fd = open("/dev/null", O_RDWR);
+			if (fd >= 0) {
+				dup2(fd, STDOUT_FILENO);
+				dup2(fd, STDERR_FILENO);
+			}
+		}
+		execvp(o->argv[0], o->argv);
+		_exit(127);
+	}
+	next_snap = start + KP_NSEC_PER_SEC;
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			kp_err("abtest: waitpid: %s", strerror(errno));
+			return KP_EXIT_FAIL;
+		}
+		if (s && kp_now_ns() >= next_snap) {
+			if (kp_session_snapshot(s, &snap) < 0) {
+				kill(pid, SIGKILL);
+				waitpid(pid, NULL, 0);
+				return KP_EXIT_FAIL;
+			}
+			kp_snapshot_free(&snap);
+			next_snap += KP_NSEC_PER_SEC;
+		}
+		ts.tv_sec = 0;
+		ts.tv_nsec = POLL_NS;
+		nanosleep(&ts, NULL);
+		if (kp_stop) {
+			kill(pid, SIGTERM);
+			waitpid(pid, NULL, 0);
+			kp_err("abtest: stopped");
+			return KP_EXIT_FAIL;
+		}
+	}
+	*ns = kp_now_ns() - start;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		kp_err("abtest: cannot run '%s'", o->argv[0]);
+		return KP_EXIT_FAIL;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFSIGNALED(status))
+			kp_err("abtest: '%s' was killed by signal %d", o->argv[0],
+			       WTERMSIG(status));
+		else
+			kp_err("abtest: '%s' exited with status %d: abtest needs a command that succeeds (-v shows its output)",
+			       o->argv[0], WEXITSTATUS(status));
+		return KP_EXIT_FAIL;
+	}
+	return 0;
+}
+
+struct ab_result {
+	unsigned int rounds;
+	double *a, *b;		/* seconds, per round */
+	double *slow;		/* B / A - 1, per round */
+	double a_med, b_med, a_noise;
+	double slow_med, slow_q1, slow_q3, slow_min, slow_max;
+	unsigned int b_slower, a_slower;
+	double p;
+	int within_noise;
+};
+
+static void ab_analyse(struct ab_result *r)
+{
+	unsigned int n = r->rounds, i;
+	double *tmp = calloc(n, sizeof(*tmp));
+
+	if (!tmp)
+		abort();
+	r->b_slower = r->a_slower = 0;
+	for (i = 0; i < n; i++) {
+		r->slow[i] = r->b[i] / r->a[i] - 1;
+		r->b_slower += r->b[i] > r->a[i];
+		r->a_slower += r->b[i] < r->a[i];
+	}
+	memcpy(tmp, r->a, n * sizeof(*tmp));
+	r->a_med = kp_quantile(tmp, n, 0.5);
+	r->a_noise = r->a_med > 0 ? kp_mad(tmp, n) / r->a_med : 0;
+	memcpy(tmp, r->b, n * sizeof(*tmp));
+	r->b_med = kp_quantile(tmp, n, 0.5);
+	memcpy(tmp, r->slow, n * sizeof(*tmp));
+	r->slow_med = kp_quantile(tmp, n, 0.5);
+	r->slow_q1 = kp_quantile(tmp, n, 0.25);
+	r->slow_q3 = kp_quantile(tmp, n, 0.75);
+	r->slow_min = tmp[0];
+	r->slow_max = tmp[n - 1];
+	r->p = kp_sign_test(r->b_slower, r->a_slower);
+	/*
+	 * A difference is noise unless it is both consistent (sign test)
+	 * and larger than the command's own run-to-run spread.
+	 */
+	r->within_noise = r->p >= SIGNIFICANCE ||
+			  fabs(r->slow_med) <= r->a_noise;
+	free(tmp);
+}
+
+static void ab_print(const struct ab_opts *o, const struct ab_result *r)
+{
+	char a[KP_DURATION_LEN], b[KP_DURATION_LEN];
+	unsigned int i;
+
+	printf("abtest: %u rounds (+%" PRIu64 " warm-up) of:", r->rounds,
+	       o->warmup);
+	for (i = 0; o->argv[i]; i++)
+		printf(" %s", o->argv[i]);
+	printf("\n");
+	printf("  detached  median %s  (run-to-run noise %.2f%%)\n",
+	       kp_fmt_duration(a, sizeof(a), (uint64_t)(r->a_med * 1e9)),
+	       100 * r->a_noise);
+	printf("  attached  median %s\n",
+	       kp_fmt_duration(b, sizeof(b), (uint64_t)(r->b_med * 1e9)));
+	printf("  slowdown  median %+.2f%%, quartiles %+.2f%% .. %+.2f%%, range %+.2f%% .. %+.2f%%\n",
+	       100 * r->slow_med, 100 * r->slow_q1, 100 * r->slow_q3,
+	       100 * r->slow_min, 100 * r->slow_max);
+	printf("            attached slower in %u of %u rounds (sign test p = %.3g)\n",
+	       r->b_slower, r->rounds, r->p);
+	if (r->within_noise)
+		printf("  verdict   within noise: no overhead this run can tell apart\n");
+	else
+		printf("  verdict   overhead %+.2f%% (median of paired runs)\n",
+		       100 * r->slow_med);
+}
+
+static json_object *json_array(const double *v, unsigned int n)
+{
+	json_object *a = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_double(v[i]));
+	return a;
+}
+
+static void ab_json(const struct ab_opts *o, const struct ab_result *r)
+{
+	json_object *j = json_object_new_object(), *cmd, *s;
+	unsigned int i;
+
+	cmd = json_object_new_array();
+	for (i = 0; o->argv[i]; i++)
+		json_object_array_add(cmd, json_object_new_string(o->argv[i]));
+	json_object_object_add(j, "command", cmd);
+	json_object_object_add(j, "rounds", json_object_new_int(r->rounds));
+	json_object_object_add(j, "warmup", json_object_new_int64(o->warmup));
+	json_object_object_add(j, "detached_s", json_array(r->a, r->rounds));
+	json_object_object_add(j, "attached_s", json_array(r->b, r->rounds));
+	json_object_object_add(j, "detached_median_s",
+			       json_object_new_double(r->a_med));
+	json_object_object_add(j, "attached_median_s",
+			       json_object_new_double(r->b_med));
+	json_object_object_add(j, "noise", json_object_new_double(r->a_noise));
+	s = json_object_new_object();
+	json_object_object_add(s, "median", json_object_new_double(r->slow_med));
+	json_object_object_add(s, "q1", json_object_new_double(r->slow_q1));
+	json_object_object_add(s, "q3", json_object_new_double(r->slow_q3));
+	json_object_object_add(s, "min", json_object_new_double(r->slow_min));
+	json_object_object_add(s, "max", json_object_new_double(r->slow_max));
+	json_object_object_add(j, "slowdown", s);
+	json_object_object_add(j, "attached_slower",
+			       json_object_new_int(r->b_slower));
+	json_object_object_add(j, "sign_test_p", json_object_new_double(r->p));
+	json_object_object_add(j, "within_noise",
+			       json_object_new_boolean(r->within_noise));
+	printf("%s\n", json_object_to_json_string_ext(j,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+}
+
+/* One run, attached or not: toggles the session around it. */
+static int run_one(const struct ab_opts *o, struct kp_session *s,
+		   int attached, uint64_t *ns)
+{
+	if (attached && kp_session_resume(s))
+		return KP_EXIT_FAIL;
+	if (run_once(o, attached ? s : NULL, ns))
+		return KP_EXIT_FAIL;
+	if (attached && kp_session_pause(s))
+		return KP_EXIT_FAIL;
+	return 0;
+}
+
+static int abtest_run(int argc, char **argv)
+{
+	struct ab_result r = { 0 };
+	struct kp_session s;
+	struct ab_opts o;
+	uint64_t i, ns;
+	sigset_t waitmask;
+	int ret, side;
+
+	ret = ab_parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	kp_signals_setup(&waitmask);
+	sigprocmask(SIG_SETMASK, &waitmask, NULL);
+
+	ret = kp_session_start(&s, "abtest", &o.sess);
+	if (ret)
+		return ret;
+	if (s.started != s.run) {
+		kp_err("abtest: kprofmod is already tracing or sampling (another reader?): abtest needs it idle to measure without it");
+		return kp_session_end(&s, KP_EXIT_FAIL);
+	}
+	ret = KP_EXIT_FAIL;
+	if (kp_session_pause(&s))
+		goto out;
+
+	r.rounds = o.rounds;
+	r.a = calloc(o.rounds, sizeof(double));
+	r.b = calloc(o.rounds, sizeof(double));
+	r.slow = calloc(o.rounds, sizeof(double));
+	if (!r.a || !r.b || !r.slow) {
+		kp_err("abtest: out of memory");
+		goto out;
+	}
+	for (i = 0; i < o.warmup; i++)
+		for (side = 0; side < 2; side++)
+			if (run_one(&o, &s, (int)((i + side) & 1), &ns))
+				goto out;
+	for (i = 0; i < o.rounds; i++) {
+		for (side = 0; side < 2; side++) {
+			int attached = (int)((i + side) & 1);
+
+			if (run_one(&o, &s, attached, &ns))
+				goto out;
+			(attached ? r.b : r.a)[i] = (double)ns / 1e9;
+		}
+	}
+	ab_analyse(&r);
+	if (o.json)
+		ab_json(&o, &r);
+	else
+		ab_print(&o, &r);
+	ret = 0;
+out:
+	free(r.a);
+	free(r.b);
+	free(r.slow);
+	return kp_session_end(&s, ret);
+}
+
+const struct kp_cmd kp_cmd_abtest = {
+	.name = "abtest",
+	.summary = "measure what tracing costs a command: runs with and without",
+	.usage = "kprof abtest [--rounds N] [--warmup N] [--json] [-v] [--freq HZ]\n"
+		 "                    [--no-cpu] [--no-tcp] [FILTERS] -- COMMAND [ARGS]\n",
+	.help =	 "      --rounds N           paired runs to compare (3..1000, default 10)\n"
+		 "      --warmup N           unmeasured rounds first (0..100, default 1)\n"
+		 "      --json               one JSON object with every run's time\n"
+		 "  -v, --verbose            keep COMMAND's output (default: /dev/null)\n"
+		 "      --freq, --no-cpu, --no-tcp, --threshold, -p, --cgroup, --rport,\n"
+		 "      --lport, --role, -4, -6: what \"attached\" traces, as for top\n"
+		 "\n"
+		 "Each round runs COMMAND detached (kprofmod loaded, nothing started) and\n"
+		 "attached (tracing and sampling started, a snapshot read every second, as\n"
+		 "`kprof top` does), in alternating order.  Reported: median times, the\n"
+		 "median slowdown of the paired runs with its quartiles and range, and a\n"
+		 "verdict.  The difference is \"within noise\" unless the attached run was\n"
+		 "slower consistently (two-sided sign test, p < 0.05) and by more than the\n"
+		 "detached runs' own spread (median absolute deviation).  COMMAND must exit\n"
+		 "0 every time.  kprofmod must be idle when abtest starts.\n",
+	.run = abtest_run,
+};
