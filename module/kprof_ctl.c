@@ -45,20 +45,25 @@ void kprof_ctl_info(struct kprof_info *info)
 	info->inflight_max = kprof_inflight_max;
 }
 
+/*
+ * All or nothing: on failure, stop only what this call started, so that
+ * what ran before the call still runs.
+ */
 int kprof_ctl_start(u32 what)
 {
+	u32 before;
 	int ret = 0;
 
 	if (!what || what & ~KPROF_RUN_ALL)
 		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
+	before = kprof_running_mask();
 	if (what & KPROF_RUN_TCP)
 		ret = kprof_tcp_start();
-	if (!ret && (what & KPROF_RUN_CPU)) {
+	if (!ret && (what & KPROF_RUN_CPU))
 		ret = kprof_sample_start();
-		if (ret && (what & KPROF_RUN_TCP))
-			kprof_tcp_stop();
-	}
+	if (ret && !(before & KPROF_RUN_TCP))
+		kprof_tcp_stop();
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }

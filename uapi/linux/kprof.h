@@ -114,9 +114,11 @@ struct kprof_info {
  * @reserved:	zero
  *
  * START and STOP are idempotent; START of something the kernel cannot do
- * is -EOPNOTSUPP.  RESET: KPROF_RESET_INTERVAL drops the open interval's
- * counts (any time); KPROF_RESET_STACKS forgets every stack ID and needs
- * everything stopped (-EBUSY otherwise).  Unknown bits: -EINVAL.
+ * is -EOPNOTSUPP.  START is all or nothing: when it fails, what this call
+ * started is stopped again and what ran before it keeps running.
+ * RESET: KPROF_RESET_INTERVAL drops the open interval's counts (any time);
+ * KPROF_RESET_STACKS forgets every stack ID and needs everything stopped
+ * (-EBUSY otherwise).  Unknown bits: -EINVAL.
  */
 struct kprof_ctl {
 	__u32 size;
