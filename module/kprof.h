@@ -152,7 +152,9 @@ bool kprof_tcp_running(void);
 bool kprof_tcp_start_possible(void);
 u32 kprof_tcp_attach(void);
 u32 kprof_tcp_inflight(void);
-int kprof_tcp_set_config(const struct kprof_config *cfg);
+int kprof_tcp_prepare_config(const struct kprof_config *cfg,
+			     struct kprof_config **out);
+void kprof_tcp_set_config(struct kprof_config *n);
 void kprof_tcp_get_config(struct kprof_config *cfg);
 
 #endif /* _KPROF_H */

@@ -8,6 +8,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "kprof.h"
@@ -100,16 +101,28 @@ out:
 	return ret;
 }
 
+/*
+ * All or nothing: check and copy the TCP part first, then change the rate
+ * (the one step left that can fail; it restores the old rate when it
+ * does), and only then install the TCP part, which cannot fail.
+ */
 int kprof_ctl_set_config(const struct kprof_config *cfg)
 {
+	struct kprof_config *n;
 	int ret;
 
 	if (cfg->sample_hz > KPROF_SAMPLE_HZ_MAX || cfg->reserved3)
 		return -EINVAL;
+	ret = kprof_tcp_prepare_config(cfg, &n);
+	if (ret)
+		return ret;
 	mutex_lock(&kprof_ctl_lock);
-	ret = kprof_tcp_set_config(cfg);
-	if (!ret && cfg->sample_hz)
+	if (cfg->sample_hz)
 		ret = kprof_sample_set_hz(cfg->sample_hz);
+	if (ret)
+		kfree(n);
+	else
+		kprof_tcp_set_config(n);
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }

@@ -159,7 +159,10 @@ struct kprof_ctl {
  * running.  A request already in flight keeps the decision made when it
  * started.  Errors: -EINVAL for unknown role or family bits, counts above
  * KPROF_MAX_PORTS, port 0 in a list, threshold above 100 s, sample_hz
- * above 10000.  A new sample_hz applies to running sampling at once.
+ * above 10000.  A new sample_hz applies to running sampling at once.  A
+ * SET that fails changes nothing, except in one case: when sampling runs
+ * and can be restarted neither at the new sample_hz nor at the old one,
+ * it is left stopped (the old configuration stays).
  */
 struct kprof_config {
 	__u32 size;
