@@ -135,6 +135,7 @@ void kprof_ctl_stats(struct kprof_stats *st);
 int kprof_ctl_get_stack(struct kprof_stack_query *q);
 
 /* kprof_sample.c: CPU stack sampling with per-CPU perf events. */
+void kprof_sample_init(void);
 void kprof_sample_exit(void);
 int kprof_sample_start(void);
 void kprof_sample_stop(void);

@@ -48,12 +48,18 @@
 
 #define KPROF_VERSION_LEN	32
 
-/* Feature bits reported in kprof_info.features. */
+/*
+ * Feature bits reported in kprof_info.features.  KPROF_FEAT_HW_CYCLES is
+ * decided at load by creating one cycles event: when set, sampling asks
+ * for cycles on every CPU and falls back to cpu-clock on a CPU where that
+ * event cannot be created (the bit does not tell which CPUs did); when
+ * clear, every CPU samples on cpu-clock.
+ */
 #define KPROF_FEAT_TCP_LATENCY	_BITULL(0)	/* TCP request latency */
 #define KPROF_FEAT_USER_STACKS	_BITULL(1)	/* user frame-pointer walks */
 #define KPROF_FEAT_KSYMS	_BITULL(2)	/* kernel frames as symbol+off */
 #define KPROF_FEAT_CPU_SAMPLING	_BITULL(3)	/* perf-event stack sampling */
-#define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* sampling on cycles, not cpu-clock */
+#define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* a cycles PMU, probed at load */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
