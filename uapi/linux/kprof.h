@@ -409,9 +409,13 @@ struct kprof_tcp_row {
 /**
  * struct kprof_cpu_row - CPU samples of one (stack, process)
  * @stack_id:	the sampled stack (0: the stack could not be stored)
- * @tgid:	process (0: kernel threads and interrupts of no process)
+ * @tgid:	process (tgid) of the task that was running: a kernel
+ *		thread counts under its own ID, an interrupt under the task
+ *		it interrupted
  * @samples:	samples in the interval
- * @comm:	the process's name when first sampled in the interval
+ * @comm:	name of the sampled thread (its comm) at the row's first
+ *		sample in the interval; the threads of a process that share
+ *		a stack share the row, which keeps one of their names
  */
 struct kprof_cpu_row {
 	__u32 stack_id;
