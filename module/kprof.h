@@ -135,6 +135,7 @@ void kprof_ctl_stats(struct kprof_stats *st);
 int kprof_ctl_get_stack(struct kprof_stack_query *q);
 
 /* kprof_sample.c: CPU stack sampling with per-CPU perf events. */
+void kprof_sample_init(void);
 void kprof_sample_exit(void);
 int kprof_sample_start(void);
 void kprof_sample_stop(void);
@@ -152,7 +153,9 @@ bool kprof_tcp_running(void);
 bool kprof_tcp_start_possible(void);
 u32 kprof_tcp_attach(void);
 u32 kprof_tcp_inflight(void);
-int kprof_tcp_set_config(const struct kprof_config *cfg);
+int kprof_tcp_prepare_config(const struct kprof_config *cfg,
+			     struct kprof_config **out);
+void kprof_tcp_set_config(struct kprof_config *n);
 void kprof_tcp_get_config(struct kprof_config *cfg);
 /* Is current inside the configured cgroup (if any)?  Any context. */
 bool kprof_cfg_task_wanted(void);

@@ -8,6 +8,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "kprof.h"
@@ -48,20 +49,25 @@ void kprof_ctl_info(struct kprof_info *info)
 	info->inflight_max = kprof_inflight_max;
 }
 
+/*
+ * All or nothing: on failure, stop only what this call started, so that
+ * what ran before the call still runs.
+ */
 int kprof_ctl_start(u32 what)
 {
+	u32 before;
 	int ret = 0;
 
 	if (!what || what & ~KPROF_RUN_ALL)
 		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
+	before = kprof_running_mask();
 	if (what & KPROF_RUN_TCP)
 		ret = kprof_tcp_start();
-	if (!ret && (what & KPROF_RUN_CPU)) {
+	if (!ret && (what & KPROF_RUN_CPU))
 		ret = kprof_sample_start();
-		if (ret && (what & KPROF_RUN_TCP))
-			kprof_tcp_stop();
-	}
+	if (ret && !(before & KPROF_RUN_TCP))
+		kprof_tcp_stop();
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }
@@ -98,16 +104,28 @@ out:
 	return ret;
 }
 
+/*
+ * All or nothing: check and copy the TCP part first, then change the rate
+ * (the one step left that can fail; it restores the old rate when it
+ * does), and only then install the TCP part, which cannot fail.
+ */
 int kprof_ctl_set_config(const struct kprof_config *cfg)
 {
+	struct kprof_config *n;
 	int ret;
 
 	if (cfg->sample_hz > KPROF_SAMPLE_HZ_MAX || cfg->reserved3)
 		return -EINVAL;
+	ret = kprof_tcp_prepare_config(cfg, &n);
+	if (ret)
+		return ret;
 	mutex_lock(&kprof_ctl_lock);
-	ret = kprof_tcp_set_config(cfg);
-	if (!ret && cfg->sample_hz)
+	if (cfg->sample_hz)
 		ret = kprof_sample_set_hz(cfg->sample_hz);
+	if (ret)
+		kfree(n);
+	else
+		kprof_tcp_set_config(n);
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }

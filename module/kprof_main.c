@@ -103,6 +103,7 @@ static int __init kprof_init(void)
 	ret = kprof_tcp_init();
 	if (ret)
 		goto err_export;
+	kprof_sample_init();
 	ret = kprof_dev_init();
 	if (ret)
 		goto err_tcp;

@@ -47,7 +47,8 @@ static void kprof_overflow(struct perf_event *event,
 	kprof_agg_sample(id, t->tgid, t->comm);
 }
 
-static struct perf_event *kprof_event_create(unsigned int cpu, bool hw)
+static struct perf_event *kprof_event_create(unsigned int cpu, bool hw,
+					     bool disabled)
 {
 	struct perf_event_attr attr = {
 		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
@@ -57,6 +58,7 @@ static struct perf_event *kprof_event_create(unsigned int cpu, bool hw)
 		.freq = 1,
 		.sample_freq = kprof_hz,
 		.pinned = 1,
+		.disabled = disabled,
 	};
 
 	return perf_event_create_kernel_counter(&attr, cpu, NULL,
@@ -65,11 +67,11 @@ static struct perf_event *kprof_event_create(unsigned int cpu, bool hw)
 
 static int kprof_cpu_online(unsigned int cpu)
 {
-	struct perf_event *ev = kprof_event_create(cpu, kprof_use_hw);
+	struct perf_event *ev = kprof_event_create(cpu, kprof_use_hw, false);
 
 	/* a CPU whose counters are all taken still has cpu-clock */
 	if (IS_ERR(ev) && kprof_use_hw)
-		ev = kprof_event_create(cpu, false);
+		ev = kprof_event_create(cpu, false, false);
 	if (IS_ERR(ev)) {
 		pr_warn("cannot sample CPU %u: %ld\n", cpu, PTR_ERR(ev));
 		return PTR_ERR(ev);
@@ -88,14 +90,17 @@ static int kprof_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/* Can this machine sample on cycles?  Try once on the current CPU. */
+/*
+ * Can this machine sample on cycles?  Try once on the current CPU, with
+ * an event created disabled: it never counts, so no handler runs.
+ */
 static bool kprof_hw_usable(void)
 {
 	struct perf_event *ev;
 	unsigned int cpu = get_cpu();
 
 	put_cpu();
-	ev = kprof_event_create(cpu, true);
+	ev = kprof_event_create(cpu, true, true);
 	if (IS_ERR(ev))
 		return false;
 	perf_event_release_kernel(ev);
@@ -124,7 +129,6 @@ int kprof_sample_start(void)
 
 	if (kprof_sample_running())
 		return 0;
-	kprof_use_hw = kprof_hw_usable();
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "kprofmod:sample",
 				kprof_cpu_online, kprof_cpu_offline);
 	if (ret < 0)
@@ -164,6 +168,12 @@ int kprof_sample_set_hz(u32 hz)
 				old);
 	}
 	return ret;
+}
+
+/* Decide once, at load, between cycles and cpu-clock. */
+void kprof_sample_init(void)
+{
+	kprof_use_hw = kprof_hw_usable();
 }
 
 void kprof_sample_exit(void)

@@ -422,9 +422,14 @@ void kprof_tcp_stop(void)
 	kprof_running = false;
 }
 
-int kprof_tcp_set_config(const struct kprof_config *cfg)
+/*
+ * Check @cfg and copy it into *@out for kprof_tcp_set_config(); nothing
+ * changes before that.
+ */
+int kprof_tcp_prepare_config(const struct kprof_config *cfg,
+			     struct kprof_config **out)
 {
-	struct kprof_config *n, *old;
+	struct kprof_config *n;
 	u16 i;
 
 	if (cfg->roles & ~((1U << KPROF_ROLE_CLIENT) |
@@ -454,11 +459,18 @@ int kprof_tcp_set_config(const struct kprof_config *cfg)
 	if (!n)
 		return -ENOMEM;
 	n->size = sizeof(*n);
-	old = rcu_dereference_protected(kprof_cfg, true);
+	*out = n;
+	return 0;
+}
+
+/* Install @n from kprof_tcp_prepare_config(), which it now owns. */
+void kprof_tcp_set_config(struct kprof_config *n)
+{
+	struct kprof_config *old = rcu_dereference_protected(kprof_cfg, true);
+
 	rcu_assign_pointer(kprof_cfg, n);
 	kprof_wait_handlers();
 	kfree(old);
-	return 0;
 }
 
 bool kprof_cfg_task_wanted(void)

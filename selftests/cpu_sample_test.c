@@ -2,7 +2,8 @@
 /*
  * CPU stack sampling: attribution to the right functions, kernel frames
  * for a syscall-heavy process, sample counts against CPU time at 99 and
- * 999 Hz, idle accounting, bad rates, and CPU hotplug while sampling.
+ * 999 Hz, idle accounting, bad rates, START and SET_CONFIG as all or
+ * nothing, the cycles feature bit, and CPU hotplug while sampling.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -271,6 +272,116 @@ TEST_F(cpu, bad_rates_einval)
 	EXPECT_EQ(0, set_hz(self->fd, 10000));
 	/* 0 keeps the rate */
 	EXPECT_EQ(0, set_hz(self->fd, 0));
+}
+
+static int get_info(int fd, struct kprof_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, KPROF_IOC_GET_INFO, info) ? -errno : 0;
+}
+
+static uint32_t running(int fd)
+{
+	struct kprof_info info;
+
+	return get_info(fd, &info) ? ~0u : info.running;
+}
+
+static int get_config(int fd, struct kprof_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	return ioctl(fd, KPROF_IOC_GET_CONFIG, cfg) ? -errno : 0;
+}
+
+/* START of both leaves what ran before; STOP of one leaves the other. */
+TEST_F(cpu, start_both_keeps_what_ran)
+{
+	struct kprof_info info;
+
+	ASSERT_EQ(0, get_info(self->fd, &info));
+	if (!(info.features & KPROF_FEAT_TCP_LATENCY))
+		SKIP(return, "no TCP latency on this kernel");
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	EXPECT_EQ(KPROF_RUN_ALL, running(self->fd));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	EXPECT_EQ(KPROF_RUN_TCP, running(self->fd));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	EXPECT_EQ(KPROF_RUN_ALL, running(self->fd));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	EXPECT_EQ(KPROF_RUN_CPU, running(self->fd));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	EXPECT_EQ(KPROF_RUN_ALL, running(self->fd));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	EXPECT_EQ(0, running(self->fd));
+}
+
+/*
+ * A SET_CONFIG that fails changes nothing, neither the TCP part nor the
+ * rate, and stops nothing; one that succeeds changes both.
+ */
+TEST_F(cpu, set_config_all_or_nothing)
+{
+	struct kprof_config old, cfg, now;
+	struct kprof_info info;
+	uint32_t run = KPROF_RUN_CPU;
+
+	ASSERT_EQ(0, get_info(self->fd, &info));
+	if (info.features & KPROF_FEAT_TCP_LATENCY)
+		run = KPROF_RUN_ALL;
+	ASSERT_EQ(0, get_config(self->fd, &old));
+	old.threshold_ns = 5 * MS_NS;
+	old.sample_hz = 99;
+	ASSERT_EQ(0, kp_config(self->fd, &old));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, run));
+
+	/* a bad rate with a good TCP part */
+	cfg = old;
+	cfg.threshold_ns = 7 * MS_NS;
+	cfg.tgid = getpid();
+	cfg.sample_hz = KPROF_SAMPLE_HZ_MAX + 1;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, get_config(self->fd, &now));
+	EXPECT_EQ(0, memcmp(&old, &now, sizeof(now)));
+	EXPECT_EQ(run, running(self->fd));
+
+	/* a bad TCP part with a good new rate */
+	cfg.sample_hz = 499;
+	cfg.roles = 1;
+	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, get_config(self->fd, &now));
+	EXPECT_EQ(0, memcmp(&old, &now, sizeof(now)));
+	EXPECT_EQ(run, running(self->fd));
+
+	/* both good: both applied, everything still runs */
+	cfg.roles = 0;
+	EXPECT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, get_config(self->fd, &now));
+	EXPECT_EQ(0, memcmp(&cfg, &now, sizeof(now)));
+	EXPECT_EQ(run, running(self->fd));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sleep_ns(300 * MS_NS);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(499, self->ex.hdr->sample_hz);
+
+	cfg.tgid = 0;
+	cfg.threshold_ns = MS_NS;
+	EXPECT_EQ(0, kp_config(self->fd, &cfg));
+}
+
+/* KPROF_FEAT_HW_CYCLES is known from load: starting sampling keeps it. */
+TEST_F(cpu, hw_cycles_feature_is_stable)
+{
+	struct kprof_info before, after;
+
+	ASSERT_EQ(0, get_info(self->fd, &before));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	ASSERT_EQ(0, get_info(self->fd, &after));
+	TH_LOG("features 0x%llx", (unsigned long long)after.features);
+	EXPECT_EQ(before.features, after.features);
 }
 
 static int set_online(int cpu, int on)

@@ -48,12 +48,18 @@
 
 #define KPROF_VERSION_LEN	32
 
-/* Feature bits reported in kprof_info.features. */
+/*
+ * Feature bits reported in kprof_info.features.  KPROF_FEAT_HW_CYCLES is
+ * decided at load by creating one cycles event: when set, sampling asks
+ * for cycles on every CPU and falls back to cpu-clock on a CPU where that
+ * event cannot be created (the bit does not tell which CPUs did); when
+ * clear, every CPU samples on cpu-clock.
+ */
 #define KPROF_FEAT_TCP_LATENCY	_BITULL(0)	/* TCP request latency */
 #define KPROF_FEAT_USER_STACKS	_BITULL(1)	/* user frame-pointer walks */
 #define KPROF_FEAT_KSYMS	_BITULL(2)	/* kernel frames as symbol+off */
 #define KPROF_FEAT_CPU_SAMPLING	_BITULL(3)	/* perf-event stack sampling */
-#define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* sampling on cycles, not cpu-clock */
+#define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* a cycles PMU, probed at load */
 #define KPROF_FEAT_CGROUP	_BITULL(5)	/* kprof_config.cgroup_id (API 1.3) */
 
 /* Active attach points, kprof_info.attach. */
@@ -115,9 +121,11 @@ struct kprof_info {
  * @reserved:	zero
  *
  * START and STOP are idempotent; START of something the kernel cannot do
- * is -EOPNOTSUPP.  RESET: KPROF_RESET_INTERVAL drops the open interval's
- * counts (any time); KPROF_RESET_STACKS forgets every stack ID and needs
- * everything stopped (-EBUSY otherwise).  Unknown bits: -EINVAL.
+ * is -EOPNOTSUPP.  START is all or nothing: when it fails, what this call
+ * started is stopped again and what ran before it keeps running.
+ * RESET: KPROF_RESET_INTERVAL drops the open interval's counts (any time);
+ * KPROF_RESET_STACKS forgets every stack ID and needs everything stopped
+ * (-EBUSY otherwise).  Unknown bits: -EINVAL.
  */
 struct kprof_ctl {
 	__u32 size;
@@ -167,7 +175,10 @@ struct kprof_ctl {
  * started.  Errors: -EINVAL for unknown role or family bits, counts above
  * KPROF_MAX_PORTS, port 0 in a list, threshold above 100 s, sample_hz
  * above 10000; -EOPNOTSUPP for a cgroup_id without KPROF_FEAT_CGROUP.
- * A new sample_hz applies to running sampling at once.
+ * A new sample_hz applies to running sampling at once.  A SET that fails
+ * changes nothing, except in one case: when sampling runs and can be
+ * restarted neither at the new sample_hz nor at the old one, it is left
+ * stopped (the old configuration stays).
  */
 struct kprof_config {
 	__u32 size;
@@ -409,9 +420,13 @@ struct kprof_tcp_row {
 /**
  * struct kprof_cpu_row - CPU samples of one (stack, process)
  * @stack_id:	the sampled stack (0: the stack could not be stored)
- * @tgid:	process (0: kernel threads and interrupts of no process)
+ * @tgid:	process (tgid) of the task that was running: a kernel
+ *		thread counts under its own ID, an interrupt under the task
+ *		it interrupted
  * @samples:	samples in the interval
- * @comm:	the process's name when first sampled in the interval
+ * @comm:	name of the sampled thread (its comm) at the row's first
+ *		sample in the interval; the threads of a process that share
+ *		a stack share the row, which keeps one of their names
  */
 struct kprof_cpu_row {
 	__u32 stack_id;
