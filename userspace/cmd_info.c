@@ -7,26 +7,12 @@
 
 #include "dev.h"
 #include "kprof.h"
+#include "report.h"
 #include "util.h"
-
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* kprof_info as of API 1.1: attach points, running, mapping, capacities. */
 #define INFO_SIZE_1_1	(offsetof(struct kprof_info, reserved1) + \
 			 sizeof(((struct kprof_info *)0)->reserved1))
-
-static const char *const feature_names[] = {
-	"tcp-latency", "user-stacks", "ksyms", "cpu-sampling", "hw-cycles",
-};
-
-static const char *const attach_names[] = {
-	"tcp_sendmsg", "tcp_cleanup_rbuf", "__tcp_cleanup_rbuf",
-	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
-};
-
-static const char *const run_names[] = {
-	"tcp", "cpu",
-};
 
 /* "  LABEL name name 0x..." for the bits of @v, "none" for none. */
 static void print_bits(const char *label, uint64_t v,
@@ -64,13 +50,13 @@ static int info_run(int argc, char **argv)
 	       info.api_minor, KPROF_API_MAJOR, KPROF_API_MINOR);
 	printf("  cpus:      %u possible, %u online\n", info.nr_cpu_ids,
 	       info.nr_online_cpus);
-	print_bits("features: ", info.features, feature_names,
-		   ARRAY_LEN(feature_names));
+	print_bits("features: ", info.features, kp_feature_names,
+		   kp_nr_feature_names);
 	if (info.size < INFO_SIZE_1_1)
 		return 0;
-	print_bits("attach:   ", info.attach, attach_names,
-		   ARRAY_LEN(attach_names));
-	print_bits("running:  ", info.running, run_names, ARRAY_LEN(run_names));
+	print_bits("attach:   ", info.attach, kp_attach_names,
+		   kp_nr_attach_names);
+	print_bits("running:  ", info.running, kp_run_names, kp_nr_run_names);
 	printf("  capacity:  %u TCP rows, %u stacks, %u requests in flight\n",
 	       info.tcp_rows_max, info.stacks_max, info.inflight_max);
 	printf("  mapping:   %llu KiB\n",

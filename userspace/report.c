@@ -6,6 +6,25 @@
 #include "hist.h"
 #include "report.h"
 
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+const char *const kp_feature_names[] = {
+	"tcp-latency", "user-stacks", "ksyms", "cpu-sampling", "hw-cycles",
+};
+
+const char *const kp_attach_names[] = {
+	"tcp_sendmsg", "tcp_cleanup_rbuf", "__tcp_cleanup_rbuf",
+	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
+};
+
+const char *const kp_run_names[] = {
+	"tcp", "cpu",
+};
+
+const unsigned int kp_nr_feature_names = ARRAY_LEN(kp_feature_names);
+const unsigned int kp_nr_attach_names = ARRAY_LEN(kp_attach_names);
+const unsigned int kp_nr_run_names = ARRAY_LEN(kp_run_names);
+
 const char *kp_role_name(unsigned int role)
 {
 	switch (role) {
@@ -101,6 +120,26 @@ json_object *kp_json_drops(const struct kp_drops *d)
 	json_object_object_add(o, "export", kp_json_u64(d->export));
 	json_object_object_add(o, "samples", kp_json_u64(d->samples));
 	return o;
+}
+
+json_object *kp_json_bits(uint64_t v, const char *const *names,
+			  unsigned int nr)
+{
+	json_object *a = json_object_new_array();
+	char hex[24];
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		if (!(v & 1ULL << i))
+			continue;
+		if (i < nr) {
+			json_object_array_add(a, json_object_new_string(names[i]));
+		} else {
+			snprintf(hex, sizeof(hex), "0x%llx", 1ULL << i);
+			json_object_array_add(a, json_object_new_string(hex));
+		}
+	}
+	return a;
 }
 
 void kp_comm(char out[17], const char comm[16])

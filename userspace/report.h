@@ -42,6 +42,17 @@ struct kp_drops {
 /* {inflight, rows, stacks, export, samples} */
 json_object *kp_json_drops(const struct kp_drops *d);
 
+/* Names of the KPROF_FEAT_*, KPROF_ATTACH_* and KPROF_RUN_* bits. */
+extern const char *const kp_feature_names[];
+extern const char *const kp_attach_names[];
+extern const char *const kp_run_names[];
+extern const unsigned int kp_nr_feature_names, kp_nr_attach_names,
+	kp_nr_run_names;
+
+/* The names of the bits of @v; a bit without a name as "0x...". */
+json_object *kp_json_bits(uint64_t v, const char *const *names,
+			  unsigned int nr);
+
 /* A process name from a 16-byte field that may lack its NUL. */
 void kp_comm(char out[17], const char comm[16]);
 
