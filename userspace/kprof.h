@@ -19,5 +19,6 @@ extern const struct kp_cmd kp_cmd_info;
 extern const struct kp_cmd kp_cmd_top;
 extern const struct kp_cmd kp_cmd_stacks;
 extern const struct kp_cmd kp_cmd_record;
+extern const struct kp_cmd kp_cmd_report;
 
 #endif
