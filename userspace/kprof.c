@@ -22,6 +22,7 @@ static const struct kp_cmd *const kp_cmds[] = {
 	&kp_cmd_info,
 	&kp_cmd_top,
 	&kp_cmd_record,
+	&kp_cmd_report,
 	&kp_cmd_stacks,
 	&kp_cmd_abtest,
 	&kp_cmd_status,

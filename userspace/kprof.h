@@ -23,5 +23,6 @@ extern const struct kp_cmd kp_cmd_load;
 extern const struct kp_cmd kp_cmd_unload;
 extern const struct kp_cmd kp_cmd_status;
 extern const struct kp_cmd kp_cmd_abtest;
+extern const struct kp_cmd kp_cmd_report;
 
 #endif

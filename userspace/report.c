@@ -6,6 +6,8 @@
 #include "hist.h"
 #include "report.h"
 
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
 const char *kp_role_name(unsigned int role)
 {
 	switch (role) {

@@ -140,6 +140,22 @@ usage_error "record: -p '0'" record -d 1 -o x -p 0
 usage_error "record: --role 'peer'" record -d 1 -o x --role peer
 usage_error "record: unknown option '--top'" record -d 1 -o x --top 3
 usage_error "record: unexpected argument 'extra'" record -d 1 -o x extra
+usage_error "report: -d '': not a number" report -d ''
+usage_error "report: -d 'abc'" report -d abc
+usage_error "report: -d '-1'" report -d -1
+usage_error "report: -d '0': out of range \(seconds, 0\.01 to 86400\)" report -d 0
+usage_error "report: -d '86401': out of range" report -d 86401
+usage_error "report: -d '99999999999999999999'" report -d 99999999999999999999
+usage_error "report: -d '1s'" report -d 1s
+usage_error "report: option '-d' needs a value" report -d
+usage_error "report: unknown option '--bogus' \(see \`kprof report --help\`\)" report --bogus
+usage_error "report: unknown option '-x'" report -x
+usage_error "report: unknown option '--format'" report --format json
+usage_error "report: unexpected argument 'extra'" report -d 1 extra
+usage_error "report: --top '0': out of range" report --top 0
+usage_error "report: --freq '0': out of range" report --freq 0
+usage_error "report: --threshold '101s': above 100s" report --threshold 101s
+usage_error "report: --no-cpu and --no-tcp leave nothing to report" report --no-cpu --no-tcp
 usage_error "stacks: missing stack ID" stacks
 usage_error "stacks: missing stack ID" stacks --json
 usage_error "stacks: bad stack ID '0'" stacks 0
@@ -206,6 +222,9 @@ expect 1 'not a kernel module \(no ELF header\)' "load --ko of a non-module: exi
 	-- nomod load --ko "$HERE/cli.sh"
 expect 1 "load: --ko $TMP/none: No such file" "load --ko of a missing file: exit 1" \
 	-- nomod load --ko "$TMP/none"
+expect 1 'kprofmod is not loaded' "report with every option valid, without module: exit 1" \
+	-- nomod report -d 0.01 --json --top 100000 --freq 10000 --no-tcp -p $$ \
+	--rport 80 --lport 8080 --role server -4 -6 --threshold 0
 expect 1 'kprofmod is not loaded' "record with every option valid, without module: exit 1" \
 	-- nomod record -d 86400 -o "$TMP/nomod.out" --format pprof --freq 1 --no-tcp \
 	-p $$ --rport 80 --lport 8080 --role client -4 -6 --threshold 0
@@ -217,8 +236,9 @@ result "$( [ ! -e "$TMP/nomod.out" ] && [ ! -e "$TMP/nomod.out.tmp" ]; echo $?)"
 expect 0 '' "kprof --help" -- "$KPROF" --help
 result "$(grep -qE '^  top +hot CPU stacks and TCP request latency' "$OUT" &&
 	  grep -qE '^  record +sample CPU stacks and TCP latency' "$OUT" &&
-	  grep -qE '^  stacks +print the kernel and user frames' "$OUT"; echo $?)" \
-	"kprof --help lists top, record and stacks"
+	  grep -qE '^  stacks +print the kernel and user frames' "$OUT" &&
+	  grep -qE '^  report +measure for a while, then where the time went' "$OUT"; echo $?)" \
+	"kprof --help lists top, record, stacks and report"
 expect 0 '' "kprof top --help" -- "$KPROF" top --help
 result "$(grep -q '^usage: kprof top \[-i SECONDS\]' "$OUT" &&
 	  grep -q -- '--threshold DURATION' "$OUT" && grep -q -- '--freq HZ' "$OUT" &&
@@ -232,17 +252,23 @@ expect 0 '' "kprof stacks --help" -- "$KPROF" stacks --help
 result "$(grep -q '^usage: kprof stacks \[--json\] ID\.\.\.' "$OUT"; echo $?)" \
 	"stacks --help shows the usage"
 expect 0 '' "kprof help top" -- "$KPROF" help top
+expect 0 '' "kprof report --help" -- "$KPROF" report --help
+result "$(grep -q '^usage: kprof report \[-d SECONDS\] \[--json\] \[--top N\]' "$OUT" &&
+	  grep -q -- 'docs/report-json.md' "$OUT" && grep -q 'Amdahl' "$OUT" &&
+	  grep -q -- '--threshold DURATION' "$OUT"; echo $?)" "report --help shows the options"
+expect 0 '' "kprof help report" -- "$KPROF" help report
+result "$(grep -q '^usage: kprof report ' "$OUT"; echo $?)" "help report: the same usage"
 
 # The manual page: every long option of every command is in it.
 MAN=$HERE/../kprof.1
 missing=
-for cmd in top record stacks; do
+for cmd in top record stacks report; do
 	for opt in $("$KPROF" "$cmd" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
 		sed 's/\\-/-/g' "$MAN" | grep -q -- "$opt" || missing="$missing $cmd:$opt"
 	done
 done
 [ -z "$missing" ] || echo "#   not in kprof.1:$missing"
-result "$( [ -z "$missing" ]; echo $?)" "kprof.1 documents every long option of top, record and stacks"
+result "$( [ -z "$missing" ]; echo $?)" "kprof.1 documents every long option of top, record, stacks and report"
 if command -v groff >/dev/null; then
 	groff -man -ww -z "$MAN" >"$OUT" 2>&1
 	result "$( [ $? -eq 0 ] && [ ! -s "$OUT" ]; echo $?)" "kprof.1: groff -man -ww has no warning"
@@ -828,6 +854,157 @@ result "$( [ $rc -eq 0 ] && [ "$(wc -l <"$ERR")" -eq 2 ] &&
 	   grep -qx 'kprof: 1 interval lost to another reader'"'"'s snapshots' "$ERR" &&
 	   [ -e "$TMP/steal.folded" ] && [ ! -s "$TMP/steal.folded" ]; echo $?)" \
 	"record: an interval lost to another reader is reported, not miscounted"
+
+# --- report against the fake device ----------------------------------------------
+
+rm -f "$LOG"
+expect 0 '' "report -d 0.3 --json: exit 0, nothing on stderr" -- fake report -d 0.3 --json
+result "$(python3 -m json.tool "$OUT" >/dev/null && { ! command -v jq >/dev/null || jq -e . "$OUT" >/dev/null; }; echo $?)" \
+	"report --json: the output parses as JSON"
+result "$(python3 - "$OUT" <<'PY'
+import json, math, sys
+text = open(sys.argv[1]).read()
+assert text.count("\n") == 1, "one line"
+o = json.loads(text)
+assert set(o) == {"schema", "kprof_version", "module", "window", "cpu",
+                  "hot_functions", "hot_stacks", "tcp", "endpoints",
+                  "health"}, sorted(o)
+assert o["schema"] == 1
+assert o["module"]["version"] == "0.0.0-fake" and o["module"]["cpus_online"] == 2
+w = o["window"]
+assert w["end_ns"] > w["start_ns"] > 0 and w["duration_ns"] == w["end_ns"] - w["start_ns"]
+assert w["requested_ns"] == 300000000 and w["stopped_early"] is False
+c = o["cpu"]
+assert (c["measured"], c["basis"], c["basis_samples"], c["samples_total"],
+        c["samples_idle"], c["sample_hz"]) == (True, "busy", 100, 150, 50, 99), c
+f = {(x["function"], x["kind"]): x for x in o["hot_functions"]}
+assert len(o["hot_functions"]) == 10
+a = o["hot_functions"][0]
+assert (a["function"], a["kind"], a["self_samples"], a["total_samples"]) == \
+    ("kprof_fake_hot_a", "user", 60, 60), a
+assert a["self_share"] == 0.6 and abs(a["self_ceiling"] - 2.5) < 1e-12, a
+for x in o["hot_functions"]:
+    for k in ("self", "total"):
+        p = x[k + "_share"]
+        assert p == x[k + "_samples"] / 100
+        assert abs(x[k + "_ceiling"] - 1 / (1 - p)) < 1e-12, x
+m = f[("kprof_fake_main", "user")]
+assert m["self_samples"] == 0 and m["total_samples"] == 92, m
+assert f[("[stack table full]", "pseudo")]["self_samples"] == 2
+assert f[("copy_user_generic_string", "kernel")]["self_samples"] == 10
+st = o["hot_stacks"]
+assert [(x["stack_id"], x["samples"]) for x in st] == \
+    [(21, 60), (22, 20), (23, 10), (24, 6), (0, 2), (25, 2)], st
+assert st[0]["share"] == 0.6 and st[0]["frames"][0] == "kprof_fake_hot_a+0x1 (fakedev.so)"
+assert st[4]["frames"] == []
+assert o["tcp"] == {"measured": True, "requests": 116, "abandoned": 2,
+                    "threshold_ns": 1000000}, o["tcp"]
+eps = o["endpoints"]
+assert [e["endpoint"] for e in eps] == ["[2001:db8::1]:8080", "10.0.4.12:443",
+    "[::ffff:127.0.0.1]:80", "192.168.1.1:5432"], eps
+for e in eps:
+    for k in ("family", "raddr", "rport", "role", "count", "sum_ns", "min_ns",
+              "max_ns", "p50_ns", "p95_ns", "p99_ns", "window_share",
+              "below_threshold", "slow_stacks"):
+        assert k in e, k
+    assert e["p50_ns"] <= e["p95_ns"] <= e["p99_ns"] <= e["max_ns"]
+    assert abs(e["window_share"] - e["sum_ns"] / w["duration_ns"]) < 1e-9
+e = eps[0]
+assert (e["role"], e["count"], e["sum_ns"], e["below_threshold"]) == ("server", 10, 435000000, 0)
+assert [(s["stack_id"], s["count"], s["max_ns"]) for s in e["slow_stacks"]] == [(7, 10, 57000000)]
+assert e["slow_stacks"][0]["comm"] == "fake-client" and len(e["slow_stacks"][0]["frames"]) == 6
+assert eps[1]["below_threshold"] == 100 and eps[1]["slow_stacks"] == []
+h = o["health"]
+assert h["drops"] == {"inflight": 0, "rows": 3, "stacks": 0, "export": 0, "samples": 1}, h
+assert (h["samples_total"], h["samples_idle"], h["intervals"], h["intervals_lost"],
+        h["stack_resets"], h["stack_resets_in_window"]) == (150, 50, 1, 0, 0, 0), h
+assert h["attach"] == ["tcp_sendmsg", "tcp_cleanup_rbuf", "tcp_v4_destroy_sock"]
+assert h["features"] == ["tcp-latency", "user-stacks", "ksyms", "cpu-sampling"]
+assert h["measured"] == ["tcp", "cpu"] and h["started"] == ["tcp", "cpu"]
+assert h["threshold_ns"] == 1000000 and h["sample_hz"] == 99
+PY
+echo $?)" "report --json: the documented fields, shares, ceilings, endpoints, slow stacks, health"
+result "$(grep -qx 'SET_CONFIG tgid=0 roles=0 families=0 threshold_ns=1000000 rports= lports= sample_hz=99' "$LOG" &&
+	  [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ] &&
+	  [ "$(grep -c '^SNAPSHOT' "$LOG")" -eq 2 ]; echo $?)" \
+	"report: TCP and CPU started, a fresh interval, one snapshot, stopped"
+result "$(python3 - "$OUT" "$HERE/../../docs/report-json.md" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+doc = open(sys.argv[2]).read()
+missing = set()
+def walk(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if "`%s`" % k not in doc:
+                missing.add(k)
+            walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+walk(o)
+assert not missing, sorted(missing)
+PY
+echo $?)" "report --json: docs/report-json.md names every field"
+
+rm -f "$LOG"
+expect 0 '' "report -d 1.5 --top 3 (text)" -- fake report -d 1.5 --top 3
+result "$(grep -qE '^kprof report: 1\.5[0-9]s window, 2 intervals; kprofmod 0\.0\.0-fake \(API 1\.[0-9]+\), 2 CPUs online$' "$OUT" &&
+	  grep -qx 'Hot functions: share of 200 busy CPU samples (300 total, 100 idle, 99 Hz)' "$OUT" &&
+	  grep -qE '^ +60\.0% +2\.50x +60\.0% +2\.50x +120 +user +kprof_fake_hot_a$' "$OUT" &&
+	  grep -qx '  (16 more functions)' "$OUT" &&
+	  grep -q '^Hot stacks: ' "$OUT" &&
+	  grep -qE '^ +60\.0% +2\.50x +120 +21 +fake-app\[[0-9]+\] +kprof_fake_hot_a <- kprof_fake_work <- kprof_fake_main$' "$OUT" &&
+	  grep -q '^Remote endpoints: by total wait (232 requests, 4 abandoned)$' "$OUT" &&
+	  grep -qE '^  \[2001:db8::1\]:8080 +server +20 +870ms +[0-9.]+% ' "$OUT" &&
+	  grep -q '^Slowest stacks per endpoint: requests of 1.00ms or more' "$OUT" &&
+	  grep -qx '  10.0.4.12:443 client: 0 of 200 requests past the threshold' "$OUT" &&
+	  grep -qE '^ +20 +[0-9.]+ms +57\.0ms +7 +fake-client\[[0-9]+\] +(__)?getpid <- (__)?nanosleep <- \[unknown\]$' "$OUT" &&
+	  grep -qx 'Module health' "$OUT" &&
+	  grep -qx '  drops:         inflight 0, rows 6, stacks 0, export 0, samples 2' "$OUT" &&
+	  grep -qx '  attach:        tcp_sendmsg tcp_cleanup_rbuf tcp_v4_destroy_sock' "$OUT" &&
+	  grep -qx '  intervals:     2, 0 lost to another reader' "$OUT" &&
+	  grep -qx '  threshold:     1.00ms' "$OUT" && ! grep -q $'\033' "$OUT" &&
+	  [ "$(grep -c '^SNAPSHOT' "$LOG")" -eq 3 ]; echo $?)" \
+	"report (text): the sections, shares and ceilings, a snapshot each second"
+
+rm -f "$LOG"
+expect 0 '' "report --no-tcp --json -p (own pid)" -- \
+	env KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" \
+	sh -c 'exec "$0" report -d 0.1 --json --no-tcp -p $$' "$KPROF"
+result "$(python3 - "$OUT" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["endpoints"] == [] and o["tcp"]["measured"] is False, o["tcp"]
+assert o["cpu"]["basis"] == "process" and o["cpu"]["basis_samples"] == 94, o["cpu"]
+assert o["hot_stacks"][0]["share"] == 60 / 94
+assert o["health"]["started"] == ["cpu"]
+PY
+echo $?)" "report --no-tcp -p: no endpoints, shares of the process's samples"
+expect 0 '' "report --no-cpu (text)" -- fake report -d 0.1 --no-cpu
+result "$(! grep -q '^Hot functions' "$OUT" && grep -q '^Remote endpoints' "$OUT" &&
+	  grep -qx '  measured:      tcp' "$OUT"; echo $?)" "report --no-cpu: endpoints only"
+
+rm -f "$LOG"
+KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" \
+	"$KPROF" report -d 30 --json >"$OUT" 2>"$ERR" &
+pid=$!
+for _ in $(seq 100); do grep -q '^SNAPSHOT 2 ' "$LOG" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+result "$( [ $rc -eq 0 ] && [ ! -s "$ERR" ] &&
+	   python3 -c '
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["window"]["stopped_early"] is True and o["health"]["intervals"] == 2, o["window"]
+assert o["cpu"]["samples_total"] == 300' "$OUT" &&
+	   [ "$(tail -n 1 "$LOG")" = "STOP what=3" ]; echo $?)" \
+	"report: SIGINT ends the window early, the report covers what was gathered"
+
+expect 1 '^kprof: kprofmod 0\.0\.0-fake cannot sample CPU stacks \(API 1\.1; sampling needs API 1\.2\)$' \
+	"report --no-tcp on an API 1.1 module: exit 1" -- \
+	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" report --no-tcp -d 0.1
 
 # --- stacks against the fake device -----------------------------------------------
 

@@ -41,5 +41,6 @@ extern const struct kp_test t_snapshot[];
 extern const struct kp_test t_symbolize[];
 extern const struct kp_test t_record[];
 extern const struct kp_test t_stats[];
+extern const struct kp_test t_analysis[];
 
 #endif

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof report: measure for a window, then one write-up of it: hot
+ * functions and stacks with their Amdahl ceilings, remote endpoints by
+ * total wait with percentiles, the slowest stacks per endpoint, and the
+ * module's health.  As text, or as one JSON object (docs/report-json.md).
+ * The intervals are added up by rec.c as they come; the arithmetic is
+ * analysis.c's, the output report_print.c's.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kprof.h"
+#include "opts.h"
+#include "rec.h"
+#include "report_print.h"
+#include "session.h"
+#include "stack.h"
+#include "symbolize.h"
+#include "units.h"
+#include "util.h"
+
+#define DEFAULT_DURATION_NS	(10 * KP_NSEC_PER_SEC)
+#define MIN_DURATION_NS	(KP_NSEC_PER_SEC / 100)
+#define MAX_DURATION_NS	(86400 * KP_NSEC_PER_SEC)
+#define SNAPSHOT_NS	KP_NSEC_PER_SEC
+#define DEFAULT_TOP	10
+#define MAX_TOP		100000
+
+struct report_opts {
+	uint64_t duration_ns;
+	uint64_t top;
+	int json;
+	struct kp_sess_opts sess;
+};
+
+struct report {
+	struct report_opts o;
+	struct kp_session s;
+	struct kp_sym *sym;
+	struct kp_stacks stacks;
+	struct kp_rec rec;
+	struct kp_report out;
+	int progress;		/* stderr is a terminal */
+};
+
+enum {
+	OPT_JSON = 0x100,
+	OPT_TOP,
+};
+
+static const struct option report_longopts[] = {
+	{ "duration", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "help", no_argument, NULL, 'h' },
+	KP_SESS_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns -1 to run, else the exit status. */
+static int report_parse(int argc, char **argv, struct report_opts *o)
+{
+	const char *why;
+	uint64_t v;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->duration_ns = DEFAULT_DURATION_NS;
+	o->top = DEFAULT_TOP;
+	kp_sess_opts_init(&o->sess);
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:d:h" KP_SESS_SHORTOPTS,
+				report_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			kp_cmd_usage(&kp_cmd_report, stdout);
+			return 0;
+		case 'd':
+			why = kp_parse_seconds(optarg, &v);
+			if (!why && (v < MIN_DURATION_NS || v > MAX_DURATION_NS))
+				why = "out of range";
+			if (why) {
+				kp_err("report: -d '%s': %s (seconds, 0.01 to 86400)",
+				       optarg, why);
+				return KP_EXIT_USAGE;
+			}
+			o->duration_ns = v;
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_TOP:
+			why = kp_parse_uint(optarg, 1, MAX_TOP, &o->top);
+			if (why) {
+				kp_err("report: --top '%s': %s (rows per list, 1..%u)",
+				       optarg, why, MAX_TOP);
+				return KP_EXIT_USAGE;
+			}
+			break;
+		case ':':
+			kp_err("report: option '%s' needs a value",
+			       argv[optind - 1]);
+			return KP_EXIT_USAGE;
+		default:
+			ret = kp_sess_opt("report", c, optarg, &o->sess);
+			if (!ret)
+				break;
+			if (ret == 1)
+				kp_err("report: unknown option '%s' (see `kprof report --help`)",
+				       argv[optind - 1]);
+			return KP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		kp_err("report: unexpected argument '%s'", argv[optind]);
+		return KP_EXIT_USAGE;
+	}
+	if (!o->sess.want) {
+		kp_err("report: --no-cpu and --no-tcp leave nothing to report");
+		return KP_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* --- measuring ------------------------------------------------------- */
+
+static void progress(struct report *r, uint64_t elapsed_ns, int done)
+{
+	char a[KP_DURATION_LEN], b[KP_DURATION_LEN];
+
+	if (!r->progress)
+		return;
+	fprintf(stderr, "\r\033[Kkprof: %s %s/%s", done ? "measured" : "measuring",
+		kp_fmt_duration(a, sizeof(a), elapsed_ns),
+		kp_fmt_duration(b, sizeof(b), r->o.duration_ns));
+	if (done)
+		fprintf(stderr, "\n");
+	fflush(stderr);
+	kp_err_progress(!done);
+}
+
+/* One interval into the recording.  0, or -1 on a fatal error (printed). */
+static int take(struct report *r)
+{
+	struct kp_snapshot snap;
+	int ret;
+
+	ret = kp_session_snapshot(&r->s, &snap);
+	if (ret < 0)
+		return -1;
+	if (ret > 0) {
+		r->out.lost++;
+		return 0;
+	}
+	if (!r->rec.intervals)
+		r->out.resets_first = snap.stack_resets;
+	r->out.resets_last = snap.stack_resets;
+	kp_sym_tick(r->sym);
+	ret = kp_rec_add(&r->rec, &snap, !!(r->s.run & KPROF_RUN_CPU),
+			 !!(r->s.run & KPROF_RUN_TCP));
+	kp_snapshot_free(&snap);
+	if (ret) {
+		kp_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* A snapshot a second, so that no table fills; a signal ends it early. */
+static int measure(struct report *r, const sigset_t *waitmask)
+{
+	uint64_t t0 = kp_now_ns(), end = t0 + r->o.duration_ns;
+	uint64_t next = t0, deadline;
+	int stopped = 0;
+
+	progress(r, 0, 0);
+	for (;;) {
+		next += SNAPSHOT_NS;
+		deadline = next < end ? next : end;
+		if (kp_wait_until(deadline, waitmask))
+			stopped = 1;
+		if (take(r))
+			return -1;
+		progress(r, (stopped ? kp_now_ns() : deadline) - t0, 0);
+		if (stopped || deadline == end)
+			break;
+	}
+	progress(r, (stopped ? kp_now_ns() : end) - t0, 1);
+	/* The attach points in use while it ran, before they are let go. */
+	r->out.info.size = sizeof(r->out.info);
+	if (ioctl(r->s.fd, KPROF_IOC_GET_INFO, &r->out.info))
+		r->out.info = r->s.info;
+	r->out.rec = &r->rec;
+	r->out.run = r->s.run;
+	r->out.started = r->s.started;
+	r->out.requested_ns = r->o.duration_ns;
+	r->out.threshold_ns = r->o.sess.cfg.threshold_ns;
+	r->out.top = r->o.top;
+	r->out.stopped = stopped;
+	return 0;
+}
+
+/* --- the command --------------------------------------------------------- */
+
+static int report_run(int argc, char **argv)
+{
+	sigset_t waitmask;
+	struct report r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = report_parse(argc, argv, &r.o);
+	if (ret >= 0)
+		return ret;
+	r.progress = isatty(STDERR_FILENO);
+	r.sym = kp_sym_new();
+	if (!r.sym) {
+		kp_err("out of memory");
+		return KP_EXIT_FAIL;
+	}
+	kp_signals_setup(&waitmask);
+	ret = kp_session_start(&r.s, "report", &r.o.sess);
+	if (ret) {
+		kp_sym_free(r.sym);
+		return ret;
+	}
+	kp_stacks_init(&r.stacks, r.s.fd, r.sym);
+	ret = KP_EXIT_FAIL;
+	if (kp_rec_init(&r.rec, &r.stacks, r.sym, r.s.tgid)) {
+		kp_err("out of memory");
+		goto out;
+	}
+	if (measure(&r, &waitmask))
+		goto out;
+	/* Stop measuring before writing. */
+	ret = kp_session_end(&r.s, 0);
+	if (ret)
+		goto out;
+	ret = KP_EXIT_FAIL;
+	if (r.out.lost)
+		kp_err("%" PRIu64 " interval%s lost to another reader's snapshots",
+		       r.out.lost, r.out.lost == 1 ? "" : "s");
+	if (kp_report_analyze(&r.out)) {
+		kp_err("out of memory");
+		goto out;
+	}
+	errno = 0;
+	if (r.o.json ? kp_report_json(&r.out) : (kp_report_text(&r.out), 0)) {
+		kp_err("out of memory");
+		goto out;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		kp_err("writing the report: %s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	kp_err_progress(0);
+	ret = kp_session_end(&r.s, ret);
+	kp_report_free(&r.out);
+	kp_rec_fini(&r.rec);
+	kp_stacks_fini(&r.stacks);
+	kp_sym_free(r.sym);
+	return ret;
+}
+
+const struct kp_cmd kp_cmd_report = {
+	.name = "report",
+	.summary = "measure for a while, then where the time went, with Amdahl ceilings",
+	.usage = "kprof report [-d SECONDS] [--json] [--top N] [--freq HZ]\n"
+		 "                    [--no-cpu] [--no-tcp] [-p PID] [--rport PORT[,PORT...]]\n"
+		 "                    [--lport PORT[,PORT...]] [--role client|server] [-4|-6]\n"
+		 "                    [--threshold DURATION]\n",
+	.help =	 "  -d, --duration SECONDS   measure this long (0.01 to 86400, default 10);\n"
+		 "                           SIGINT or SIGTERM ends it early, the report\n"
+		 "                           covers what was gathered\n"
+		 "      --json               one JSON object (fields: docs/report-json.md)\n"
+		 "      --top N              rows per list (default 10)\n"
+		 "      --freq HZ            CPU samples per second and CPU (1..10000,\n"
+		 "                           default 99)\n"
+		 "      --no-cpu             no CPU sampling: endpoints only\n"
+		 "      --no-tcp             no TCP tracing: hot code only\n"
+		 "  -p, --pid PID            only process PID; shares are then of its samples\n"
+		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
+		 "      --lport PORTS        only requests on these local ports (at most 16)\n"
+		 "      --role ROLE          client: connections we opened; server: accepted\n"
+		 "  -4, -6                   only IPv4 / only IPv6 requests\n"
+		 "      --threshold DURATION walk stacks only for requests this slow\n"
+		 "                           (default 1ms; 0: all)\n"
+		 "\n"
+		 "Hot functions by self share (the leaf frame) with total share (anywhere in\n"
+		 "the stack), and hot stacks, of the non-idle CPU samples, each with its Amdahl\n"
+		 "ceiling 1/(1 - share): the speed-up of the whole if that code took no time.\n"
+		 "Remote endpoints by total wait with count and p50/p95/p99, and their wait\n"
+		 "as a share of the window (over 100% when requests overlap); the slowest\n"
+		 "stacks per endpoint; the module's drops, attach points and settings.\n",
+	.run = report_run,
+};
