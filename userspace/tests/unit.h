@@ -40,5 +40,6 @@ extern const struct kp_test t_units[];
 extern const struct kp_test t_snapshot[];
 extern const struct kp_test t_symbolize[];
 extern const struct kp_test t_record[];
+extern const struct kp_test t_prom[];
 
 #endif
