@@ -11,8 +11,10 @@
 #include "outfile.h"
 #include "util.h"
 
-/* Create PATH.tmp (o->tmp).  0, or -1 after printing one line, o->tmp
- * freed: a file that could not be created is not ours to remove. */
+/*
+ * Create PATH.tmp (o->tmp).  0, or -1 after printing one line, o->tmp
+ * freed: a file that could not be created is not ours to remove.
+ */
 static int open_tmp(struct kp_out *o)
 {
 	if (!o->tmp && asprintf(&o->tmp, "%s.tmp", o->path) < 0) {

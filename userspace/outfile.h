@@ -18,8 +18,10 @@ struct kp_out {
 	int fd;		/* -1: not open */
 };
 
-/* Create PATH.tmp; a PATH that is a directory is refused.  0, or -1
- * after printing one line. */
+/*
+ * Create PATH.tmp; a PATH that is a directory is refused.  0, or -1
+ * after printing one line.
+ */
 int kp_out_open(struct kp_out *o, const char *path);
 
 /*

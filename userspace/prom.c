@@ -130,8 +130,10 @@ int kp_prom_add_row(struct kp_prom *p, const struct kprof_tcp_row *r)
 	if (!ep)
 		return -ENOMEM;
 	ep->sum_ns += r->sum_ns;
-	/* Module buckets in order: the first le at or above a bucket's
-	 * largest value only grows. */
+	/*
+	 * Module buckets in order: the first le at or above a bucket's
+	 * largest value only grows.
+	 */
 	for (i = 0; i < KP_HIST_BUCKETS; i++) {
 		n = r->hist[i];
 		if (!n)

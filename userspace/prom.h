@@ -51,8 +51,10 @@ struct kp_prom_ep {
 	uint8_t other;		/* the series of endpoints past the cap */
 	uint64_t count;
 	uint64_t sum_ns;
-	/* requests whose module bucket first fits under le[i];
-	 * [KP_PROM_NR_LE]: only under +Inf */
+	/*
+	 * requests whose module bucket first fits under le[i];
+	 * [KP_PROM_NR_LE]: only under +Inf
+	 */
 	uint64_t slot[KP_PROM_NR_LE + 1];
 };
 
