@@ -21,6 +21,8 @@
 #include "dev.h"
 #include "kprof.h"
 #include "opts.h"
+#include "outfile.h"
+#include "prom.h"
 #include "report.h"
 #include "session.h"
 #include "snapshot.h"
@@ -43,6 +45,10 @@ struct top_opts {
 	int json;
 	int no_color;
 	int no_clear;
+	int quiet;		/* no table or JSON */
+	const char *prom;	/* --prometheus FILE, or NULL */
+	uint64_t prom_series;
+	int prom_series_set;
 	struct kp_sess_opts sess;
 };
 
@@ -51,6 +57,9 @@ struct top {
 	struct kp_session s;
 	struct kp_sym *sym;
 	struct kp_stacks stacks;
+	struct kp_out prom_out;
+	struct kp_prom prom;
+	char module_version[KPROF_VERSION_LEN + 1];
 	int tty;
 	int color;
 	unsigned int cols;	/* terminal width, 0: unknown */
@@ -60,6 +69,8 @@ enum {
 	OPT_JSON = 0x100,
 	OPT_NO_COLOR,
 	OPT_TOP,
+	OPT_PROM,
+	OPT_PROM_SERIES,
 };
 
 static const struct option top_longopts[] = {
@@ -69,6 +80,9 @@ static const struct option top_longopts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-clear", no_argument, NULL, 'C' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "prometheus", required_argument, NULL, OPT_PROM },
+	{ "prometheus-max-series", required_argument, NULL, OPT_PROM_SERIES },
 	{ "help", no_argument, NULL, 'h' },
 	KP_SESS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -84,11 +98,12 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->interval_ns = KP_NSEC_PER_SEC;
 	o->top = DEFAULT_TOP;
+	o->prom_series = KP_PROM_DEFAULT_SERIES;
 	kp_sess_opts_init(&o->sess);
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:i:n:Ch" KP_SESS_SHORTOPTS,
+	while ((c = getopt_long(argc, argv, "+:i:n:Cqh" KP_SESS_SHORTOPTS,
 				top_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -124,6 +139,26 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 		case 'C':
 			o->no_clear = 1;
 			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case OPT_PROM:
+			if (!*optarg) {
+				kp_err("top: --prometheus '': an empty file name");
+				return KP_EXIT_USAGE;
+			}
+			o->prom = optarg;
+			break;
+		case OPT_PROM_SERIES:
+			why = kp_parse_uint(optarg, 0, KP_PROM_MAX_SERIES,
+					    &o->prom_series);
+			if (why) {
+				kp_err("top: --prometheus-max-series '%s': %s (endpoint series, 0..%u)",
+				       optarg, why, KP_PROM_MAX_SERIES);
+				return KP_EXIT_USAGE;
+			}
+			o->prom_series_set = 1;
+			break;
 		case OPT_JSON:
 			o->json = 1;
 			break;
@@ -150,6 +185,14 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 	}
 	if (!o->sess.want) {
 		kp_err("top: --no-cpu and --no-tcp leave nothing to show");
+		return KP_EXIT_USAGE;
+	}
+	if (o->quiet && !o->prom) {
+		kp_err("top: -q without --prometheus leaves nothing to write");
+		return KP_EXIT_USAGE;
+	}
+	if (o->prom_series_set && !o->prom) {
+		kp_err("top: --prometheus-max-series needs --prometheus");
 		return KP_EXIT_USAGE;
 	}
 	return -1;
@@ -565,9 +608,27 @@ static void print_json(struct top *t, const struct kp_snapshot *snap,
 	json_object_put(o);
 }
 
+/* --- Prometheus --------------------------------------------------- */
+
+static int prom_fill(FILE *f, void *ctx)
+{
+	return kp_prom_write(ctx, f);
+}
+
+/* Write the totals to the --prometheus file.  0, or -1 (printed). */
+static int prom_commit(struct top *t)
+{
+	if (!t->o.prom)
+		return 0;
+	if (kp_out_reopen(&t->prom_out) ||
+	    kp_out_commit(&t->prom_out, prom_fill, &t->prom))
+		return -1;
+	return 0;
+}
+
 /*
- * Close the interval and print it.  Returns 0, 1 to skip a lost interval,
- * or -1 on a fatal error (printed).
+ * Close the interval, add it to the Prometheus totals and print it.
+ * Returns 0, 1 to skip a lost interval, or -1 on a fatal error (printed).
  */
 static int one_interval(struct top *t)
 {
@@ -576,8 +637,21 @@ static int one_interval(struct top *t)
 	int ret;
 
 	ret = kp_session_snapshot(&t->s, &snap);
+	if (ret == 1)
+		t->prom.lost++;
 	if (ret)
 		return ret;
+	if (t->o.prom && kp_prom_add(&t->prom, &snap,
+				     !!(t->s.run & KPROF_RUN_TCP),
+				     !!(t->s.run & KPROF_RUN_CPU))) {
+		kp_snapshot_free(&snap);
+		kp_err("out of memory");
+		return -1;
+	}
+	if (t->o.quiet) {
+		kp_snapshot_free(&snap);
+		return 0;
+	}
 	if (view_build(t, &snap, &v)) {
 		view_free(&v);
 		kp_snapshot_free(&snap);
@@ -617,7 +691,7 @@ static int top_loop(struct top *t, const sigset_t *waitmask)
 		if (kp_wait_until(deadline, waitmask))
 			break;
 		ret = one_interval(t);
-		if (ret < 0)
+		if (ret < 0 || prom_commit(t))
 			return -1;
 		if (fflush(stdout) || ferror(stdout)) {
 			if (errno == EPIPE)
@@ -653,14 +727,32 @@ static int top_run(int argc, char **argv)
 		return KP_EXIT_FAIL;
 	}
 	kp_signals_setup(&waitmask);
+	/* An unwritable file fails before anything starts. */
+	if (t.o.prom && kp_out_open(&t.prom_out, t.o.prom)) {
+		kp_sym_free(t.sym);
+		return KP_EXIT_FAIL;
+	}
 	ret = kp_session_start(&t.s, "top", &t.o.sess);
 	if (ret) {
+		if (t.o.prom)
+			kp_out_close(&t.prom_out);
 		kp_sym_free(t.sym);
 		return ret;
 	}
 	kp_stacks_init(&t.stacks, t.s.fd, t.sym);
-	ret = top_loop(&t, &waitmask) ? KP_EXIT_FAIL : 0;
+	kp_prom_init(&t.prom, t.o.prom_series);
+	snprintf(t.module_version, sizeof(t.module_version), "%.*s",
+		 KPROF_VERSION_LEN, t.s.info.version);
+	t.prom.version = KPROF_VERSION;
+	t.prom.module_version = t.module_version;
+	t.prom.api_major = t.s.info.api_major;
+	t.prom.api_minor = t.s.info.api_minor;
+	/* Counters from 0 at once, so the first interval is an increase. */
+	ret = prom_commit(&t) || top_loop(&t, &waitmask) ? KP_EXIT_FAIL : 0;
 	ret = kp_session_end(&t.s, ret);
+	if (t.o.prom)
+		kp_out_close(&t.prom_out);
+	kp_prom_fini(&t.prom);
 	kp_stacks_fini(&t.stacks);
 	kp_sym_free(t.sym);
 	return ret;
@@ -673,7 +765,8 @@ const struct kp_cmd kp_cmd_top = {
 		 "                 [--no-cpu] [--no-tcp] [-p PID] [--cgroup DIR]\n"
 		 "                 [--rport PORT[,PORT...]]\n"
 		 "                 [--lport PORT[,PORT...]] [--role client|server] [-4|-6]\n"
-		 "                 [--threshold DURATION] [--no-color] [-C]\n",
+		 "                 [--threshold DURATION] [--no-color] [-C]\n"
+		 "                 [--prometheus FILE [--prometheus-max-series N] [-q]]\n",
 	.help =	 "  -i, --interval SECONDS   print every SECONDS (0.01 to 3600, default 1)\n"
 		 "  -n, --count COUNT        stop after COUNT intervals (default: never)\n"
 		 "      --json               one JSON object per interval and line\n"
@@ -694,6 +787,14 @@ const struct kp_cmd kp_cmd_top = {
 		 "                           faster ones are counted under stack -\n"
 		 "      --no-color           no colours on a terminal\n"
 		 "  -C, --no-clear           do not clear the terminal between intervals\n"
+		 "      --prometheus FILE    every interval, replace FILE (atomically: FILE.tmp,\n"
+		 "                           fsync, rename) with Prometheus text format 0.0.4\n"
+		 "                           for node_exporter's textfile collector\n"
+		 "      --prometheus-max-series N\n"
+		 "                           latency series per endpoint and role kept in FILE\n"
+		 "                           (0..100000, default 500); rows of further\n"
+		 "                           endpoints go to raddr=\"other\"\n"
+		 "  -q, --quiet              with --prometheus: print no table or JSON\n"
 		 "\n"
 		 "Hot stacks: the N (stack, process) pairs with the most samples, with their\n"
 		 "share of the interval's non-idle samples and their 3 leaf-most frames\n"
@@ -701,6 +802,16 @@ const struct kp_cmd kp_cmd_top = {
 		 "(histogram estimates within 6.25%) and maximum per stack, endpoint and role.\n"
 		 "A module that cannot sample shows TCP latency only (a note says so).\n"
 		 "What top started is stopped on exit (after COUNT intervals, or on\n"
-		 "SIGINT/SIGTERM); what already ran is left running, its settings restored.\n",
+		 "SIGINT/SIGTERM); what already ran is left running, its settings restored.\n"
+		 "\n"
+		 "The Prometheus file holds totals since top started, cumulative and\n"
+		 "monotonic as counters and histograms must be: kprof_tcp_requests_total,\n"
+		 "kprof_cpu_samples_total{state}, kprof_drops_total{kind},\n"
+		 "kprof_intervals_total, kprof_intervals_lost_total, kprof_info, and\n"
+		 "kprof_tcp_request_duration_seconds{raddr,rport,role} with le from 100us to\n"
+		 "10s (a request counts under le only if its whole histogram bucket is at\n"
+		 "most le).  It is written once at start and after every interval, and\n"
+		 "left in place on exit.  A daemon: kprof top -i 15 -q --prometheus\n"
+		 "/var/lib/prometheus/node-exporter/kprof.prom (see kprof(1)).\n",
 	.run = top_run,
 };

@@ -5,31 +5,62 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "outfile.h"
 #include "util.h"
 
-int kp_out_open(struct kp_out *o, const char *path)
+/*
+ * Create PATH.tmp (o->tmp).  0, or -1 after printing one line, o->tmp
+ * freed: a file that could not be created is not ours to remove.
+ */
+static int open_tmp(struct kp_out *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
-	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp, "%s.tmp", path) < 0) {
+	if (!o->tmp && asprintf(&o->tmp, "%s.tmp", o->path) < 0) {
 		o->tmp = NULL;
 		kp_err("out of memory");
-		kp_out_close(o);
 		return -1;
 	}
 	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (o->fd < 0) {
 		kp_err("cannot create %s: %s", o->tmp, strerror(errno));
 		free(o->tmp);
-		o->tmp = NULL;	/* not ours to remove */
+		o->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int kp_out_open(struct kp_out *o, const char *path)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path) {
+		kp_err("out of memory");
+		return -1;
+	}
+	/* The rename at the end would fail: say so before any work. */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		kp_err("cannot write %s: %s", path, strerror(EISDIR));
+		kp_out_close(o);
+		return -1;
+	}
+	if (open_tmp(o)) {
 		kp_out_close(o);
 		return -1;
 	}
 	return 0;
+}
+
+int kp_out_reopen(struct kp_out *o)
+{
+	if (o->fd >= 0)
+		return 0;
+	return open_tmp(o);
 }
 
 int kp_out_commit(struct kp_out *o, int (*fn)(FILE *f, void *ctx), void *ctx)

@@ -56,4 +56,26 @@ if ! command -v vng >/dev/null 2>&1; then
 		exit 1
 	}
 fi
+# promtool checks the reader's Prometheus output in its tests: only that
+# binary, taken out of bookworm's prometheus package into the cache (the
+# server is neither installed nor started).  Optional: without it those
+# checks are skipped, with a note.
+promtool_dir=$CACHE/promtool
+if [ ! -x "$promtool_dir/promtool" ] && ! command -v promtool >/dev/null 2>&1; then
+	echo "setup-host: extracting promtool from bookworm's prometheus package"
+	mkdir -p "$promtool_dir/deb"
+	rm -f "$promtool_dir"/deb/prometheus_*.deb
+	get() { (cd "$promtool_dir/deb" && apt-get -qq -o APT::Sandbox::User=root download prometheus); }
+	if { get || { apt-get update -qq && get; }; } &&
+	   deb=$(ls "$promtool_dir"/deb/prometheus_*.deb) &&
+	   dpkg-deb --fsys-tarfile "$deb" | tar -x -O ./usr/bin/promtool >"$promtool_dir/promtool.new" &&
+	   chmod 755 "$promtool_dir/promtool.new" &&
+	   "$promtool_dir/promtool.new" --version >/dev/null 2>&1; then
+		mv "$promtool_dir/promtool.new" "$promtool_dir/promtool"
+	else
+		rm -f "$promtool_dir/promtool.new"
+		echo "setup-host: warning: no promtool; the reader's tests skip its checks" >&2
+	fi
+	rm -rf "$promtool_dir/deb"
+fi
 echo "setup-host: ready ($(vng --version 2>/dev/null))"

@@ -122,6 +122,13 @@ usage_error "top: option '--freq' needs a value" top --freq
 usage_error "top: --top '0': out of range" top --top 0
 usage_error "top: --top 'all': not a number" top --top all
 usage_error "top: --no-cpu and --no-tcp leave nothing to show" top --no-cpu --no-tcp
+usage_error "top: --prometheus '': an empty file name" top --prometheus ''
+usage_error "top: option '--prometheus' needs a value" top --prometheus
+usage_error "top: -q without --prometheus leaves nothing to write" top -q
+usage_error "top: --prometheus-max-series needs --prometheus" top --prometheus-max-series 5
+usage_error "top: --prometheus-max-series 'abc': not a number" top --prometheus x --prometheus-max-series abc
+usage_error "top: --prometheus-max-series '100001': out of range \\(endpoint series, 0\\.\\.100000\\)" \
+	top --prometheus x --prometheus-max-series 100001
 usage_error "record: missing -d SECONDS" record -o x
 usage_error "record: missing -o FILE" record -d 1
 usage_error "record: missing -d SECONDS" record
@@ -599,6 +606,195 @@ start=$(date +%s%N)
 expect 0 '' "top -i 0.2 -n 3" -- fake top -i 0.2 -n 3 --json
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 result "$( [ $ms -ge 550 ] && [ $ms -le 2000 ]; echo $?)" "top: 3 intervals of 0.2 s take ${ms} ms"
+
+# --- top --prometheus against the fake device -----------------------------------
+# Each interval the fake serves TCP rows of four endpoints (four stacks):
+# 10.0.4.12:443 client (100 requests, 1.0 to 2.0 ms), [2001:db8::1]:8080
+# server (10), [::ffff:127.0.0.1]:80 client (5), 192.168.1.1:5432 client (1);
+# 116 requests, 2 abandoned, 3 row drops; 150 samples, 50 idle, 1 sample drop.
+
+PROMCHECK=$HERE/prom-check.py
+# promtool: $KPROF_PROMTOOL, else from $PATH, else where selftests/vm/setup-host.sh
+# puts it (only promtool, extracted from Debian's prometheus package).
+PROMTOOL=${KPROF_PROMTOOL:-$(command -v promtool ||
+	echo "${KPROF_CACHE:-/var/cache/kprofmod}/promtool/promtool")}
+[ -x "$PROMTOOL" ] || PROMTOOL=
+
+# The checker itself: a good file passes, each kind of damage fails.
+cat >"$TMP/good.prom" <<'EOF'
+# HELP kprof_x_total X, with a \\ and a \n in the help.
+# TYPE kprof_x_total counter
+kprof_x_total{kind="a\\b\"c\nd"} 3
+# HELP kprof_g G.
+# TYPE kprof_g gauge
+kprof_g -1.5e3
+# HELP kprof_wait_seconds H.
+# TYPE kprof_wait_seconds histogram
+kprof_wait_seconds_bucket{raddr="::1",le="0.1"} 1
+kprof_wait_seconds_bucket{raddr="::1",le="1"} 2
+kprof_wait_seconds_bucket{raddr="::1",le="+Inf"} 3
+kprof_wait_seconds_sum{raddr="::1"} 4.5
+kprof_wait_seconds_count{raddr="::1"} 3
+EOF
+result "$("$PROMCHECK" --prefix kprof_ "$TMP/good.prom" >"$ERR"; echo $?)" "prom-check: accepts a well-formed file"
+bad=0
+while IFS= read -r damage; do
+	sed -e "$damage" "$TMP/good.prom" >"$TMP/bad.prom"
+	"$PROMCHECK" "$TMP/bad.prom" >/dev/null && { bad=1; echo "#   accepted: sed '$damage'"; }
+done <<'EOF'
+s/kind="a/kind="\\ta/
+s/kind="a/kind="a"/
+s/"::1"}/"::1}/
+s/kind=/__kind=/
+s/le="0.1"/le="0.1",le="0.2"/
+s/^kprof_g /1kprof_g /
+s/^kprof_g -1.5e3/kprof_g 1,5/
+s/^kprof_g -1.5e3/kprof_g -1.5e3 1700000000000/
+s/^kprof_g /kprof_g  /
+s/^kprof_g/\n&/
+s/^kprof_g/# a comment\n&/
+/# TYPE kprof_g gauge/d
+/# HELP kprof_g G./d
+s/^# TYPE kprof_g gauge/& counter/
+s/^# TYPE kprof_g gauge/# TYPE kprof_g gauge\n# TYPE kprof_g gauge/
+s/kprof_x_total/kprof_x/g
+s/^kprof_x_total{\(.*\)} 3/kprof_x_total{\1} -3/
+s/^\(kprof_g .*\)$/\1\n\1/
+$a kprof_x_total{kind="z"} 1
+$a # HELP kprof_g again
+s/le="1"} 2/le="1"} 0/
+s/le="1"}/le="0.05"}/
+/le="+Inf"/d
+/_sum{/d
+s/_count{raddr="::1"} 3/_count{raddr="::1"} 4/
+s/_count{raddr="::1"} 3/_count{raddr="::1"} 3\nkprof_wait_seconds_bucket{raddr="::1",le="2"} 3/
+s/_sum{raddr="::1"}/_sum{raddr="::1",le="1"}/
+s/le="1"} 2/le="1"} 2\nkprof_wait_seconds_bucket{raddr="::1"} 2/
+EOF
+printf '%s' "$(cat "$TMP/good.prom")" >"$TMP/bad.prom"
+"$PROMCHECK" "$TMP/bad.prom" >/dev/null && { bad=1; echo "#   accepted: no final newline"; }
+"$PROMCHECK" --prefix kprofx_ "$TMP/good.prom" >/dev/null && { bad=1; echo "#   accepted: wrong prefix"; }
+sed 's/} 3$/} 2/' "$TMP/good.prom" >"$TMP/old.prom"
+"$PROMCHECK" --previous "$TMP/old.prom" "$TMP/good.prom" >/dev/null ||
+	{ bad=1; echo "#   refused: counters that grew"; }
+"$PROMCHECK" --previous "$TMP/good.prom" "$TMP/old.prom" >/dev/null &&
+	{ bad=1; echo "#   accepted: counters that went down"; }
+sed '/kprof_x_total{/d' "$TMP/good.prom" >"$TMP/gone.prom"
+"$PROMCHECK" --previous "$TMP/good.prom" "$TMP/gone.prom" >/dev/null &&
+	{ bad=1; echo "#   accepted: a series gone"; }
+result "$bad" "prom-check: rejects bad names, escapes, values, timestamps, order, duplicates, histograms, decreases"
+
+# promtool_check FILE: promtool check metrics (lints too) where promtool is.
+promtool_check()
+{
+	local desc="promtool check metrics: $2"
+	if [ -z "$PROMTOOL" ]; then
+		skip "$desc" "no promtool (selftests/vm/setup-host.sh extracts it to ${KPROF_CACHE:-/var/cache/kprofmod}/promtool)"
+		return
+	fi
+	"$PROMTOOL" check metrics <"$1" >"$OUT" 2>&1
+	result "$( [ $? -eq 0 ] && [ ! -s "$OUT" ]; echo $?)" "$desc"
+}
+promtool_check "$TMP/good.prom" "the checker's good file"
+
+rm -f "$LOG"
+P=$TMP/prom/kprof.prom
+mkdir -p "$TMP/prom"
+expect 0 '' "top -n 2 -i 0.1 --prometheus FILE --json" -- \
+	fake top -n 2 -i 0.1 --prometheus "$P" --json
+result "$( [ "$(wc -l <"$OUT")" -eq 2 ] && [ "$(ls "$TMP/prom")" = kprof.prom ] &&
+	   [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ]; echo $?)" \
+	"top --prometheus: JSON still printed, only FILE left (no FILE.tmp), started and stopped"
+"$PROMCHECK" --prefix kprof_ "$P" >"$ERR"
+result $? "top --prometheus: FILE passes prom-check"
+promtool_check "$P" "top --prometheus FILE"
+result "$(python3 - "$P" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+v = {}
+for line in text.splitlines():
+    if not line.startswith("#"):
+        k, val = line.rsplit(" ", 1)
+        v[k] = val
+H = "kprof_tcp_request_duration_seconds"
+def ep(addr, port, role, le=None, suffix="_bucket"):
+    l = 'raddr="%s",rport="%s",role="%s"' % (addr, port, role)
+    return H + suffix + "{" + l + (',le="%s"' % le if le else "") + "}"
+want = {
+    "kprof_intervals_total": "2", "kprof_intervals_lost_total": "0",
+    "kprof_tcp_requests_total": "232", "kprof_tcp_abandoned_requests_total": "4",
+    'kprof_cpu_samples_total{state="busy"}': "200",
+    'kprof_cpu_samples_total{state="idle"}': "100",
+    'kprof_drops_total{kind="rows"}': "6", 'kprof_drops_total{kind="samples"}': "2",
+    "kprof_tcp_endpoint_series": "4", "kprof_tcp_endpoint_series_max": "500",
+    "kprof_tcp_folded_rows_total": "0",
+    # 100 requests per interval, 1.0..2.0 ms: all under 2.5ms, none under 1ms
+    ep("10.0.4.12", 443, "client", "0.001"): "0",
+    ep("10.0.4.12", 443, "client", "0.0025"): "200",
+    ep("10.0.4.12", 443, "client", "+Inf"): "200",
+    ep("10.0.4.12", 443, "client", suffix="_count"): "200",
+    ep("10.0.4.12", 443, "client", suffix="_sum"): "0.299",
+    ep("2001:db8::1", 8080, "server", suffix="_count"): "20",
+    ep("::ffff:127.0.0.1", 80, "client", suffix="_count"): "10",
+    ep("192.168.1.1", 5432, "client", suffix="_count"): "2",
+}
+for k, val in want.items():
+    assert v.get(k) == val, (k, v.get(k), val)
+assert len([k for k in v if k.startswith(H + "_count")]) == 4
+assert re.search(r'^kprof_info\{version="[^"]+",module_version="0\.0\.0-fake",api="1\.2"\} 1$', text, re.M)
+PY
+echo $?)" "top --prometheus: totals of both intervals, one series per endpoint and role, stacks merged"
+
+expect 0 '' "top -q --prometheus: quiet" -- fake top -n 1 -i 0.05 -q --prometheus "$P" --no-tcp
+result "$( [ ! -s "$OUT" ] && "$PROMCHECK" "$P" >/dev/null &&
+	   grep -qx 'kprof_tcp_requests_total 0' "$P" && grep -qx 'kprof_cpu_samples_total{state="busy"} 100' "$P" &&
+	   ! grep -q '^kprof_tcp_request_duration_seconds_' "$P"; echo $?)" \
+	"top -q --no-tcp --prometheus: nothing on stdout, TCP counters 0, no latency series"
+
+expect 0 '' "top --prometheus-max-series 1" -- \
+	fake top -n 2 -i 0.05 -q --prometheus "$P" --prometheus-max-series 1
+result "$("$PROMCHECK" "$P" >/dev/null && grep -qx 'kprof_tcp_endpoint_series 1' "$P" &&
+	  grep -qx 'kprof_tcp_folded_rows_total 6' "$P" &&
+	  [ "$(grep -c '^kprof_tcp_request_duration_seconds_count{' "$P")" -eq 3 ] &&
+	  grep -qx 'kprof_tcp_request_duration_seconds_count{raddr="other",rport="other",role="client"} 12' "$P" &&
+	  grep -qx 'kprof_tcp_request_duration_seconds_count{raddr="other",rport="other",role="server"} 20' "$P"; echo $?)" \
+	"top --prometheus-max-series 1: one endpoint, the rest in other per role, folded rows counted"
+
+# Every version of the file that a reader can see is whole and valid, and
+# nothing goes down from one to the next.
+rm -rf "$TMP/prom" && mkdir -p "$TMP/prom" "$TMP/seen"
+fake top -i 0.1 -n 8 -q --prometheus "$P" >"$OUT" 2>"$ERR" &
+pid=$!
+k=0
+while kill -0 "$pid" 2>/dev/null; do
+	if [ -e "$P" ] && ! cmp -s "$P" "$TMP/seen/$k.prom" 2>/dev/null; then
+		k=$((k + 1))
+		cp "$P" "$TMP/seen/$k.prom"
+	fi
+	sleep 0.02
+done
+wait "$pid"
+rc=$?
+bad=0
+for i in $(seq 2 "$k"); do
+	"$PROMCHECK" --prefix kprof_ --previous "$TMP/seen/$((i - 1)).prom" "$TMP/seen/$i.prom" ||
+		bad=1
+done
+result "$( [ $rc -eq 0 ] && [ "$k" -ge 3 ] && [ $bad -eq 0 ] && [ ! -e "$P.tmp" ] &&
+	   grep -qx 'kprof_intervals_total 8' "$P"; echo $?)" \
+	"top --prometheus: $k versions seen while it ran, each valid, none going down"
+
+rm -f "$LOG"
+expect 1 "^kprof: cannot write $TMP/prom: Is a directory\$" \
+	"top --prometheus DIRECTORY: exit 1 before measuring" -- fake top -n 1 --prometheus "$TMP/prom"
+result "$( [ ! -e "$TMP/prom.tmp" ] && ! grep -qsE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
+	"top --prometheus DIRECTORY: nothing started, nothing left"
+expect 1 "^kprof: cannot create $TMP/no/such/k.prom.tmp: No such file or directory\$" \
+	"top --prometheus in a missing directory: exit 1" -- fake top -n 1 --prometheus "$TMP/no/such/k.prom"
+expect 1 'kprofmod is not loaded' "top --prometheus without module: exit 1" \
+	-- nomod top -n 1 --prometheus "$TMP/nomod.prom" --prometheus-max-series 0 -q
+result "$( [ ! -e "$TMP/nomod.prom" ] && [ ! -e "$TMP/nomod.prom.tmp" ]; echo $?)" \
+	"top --prometheus without module: leaves no file behind"
 
 # --- record against the fake device ----------------------------------------------
 # Each interval the fake serves 100 non-idle samples: kprof_fake_hot_a 60,
