@@ -37,6 +37,7 @@ struct report_opts {
 	uint64_t duration_ns;
 	uint64_t top;
 	int json;
+	int no_color;
 	struct kp_sess_opts sess;
 };
 
@@ -53,12 +54,14 @@ struct report {
 enum {
 	OPT_JSON = 0x100,
 	OPT_TOP,
+	OPT_NO_COLOR,
 };
 
 static const struct option report_longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	KP_SESS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -97,6 +100,9 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_JSON:
 			o->json = 1;
+			break;
+		case OPT_NO_COLOR:
+			o->no_color = 1;
 			break;
 		case OPT_TOP:
 			why = kp_parse_uint(optarg, 1, MAX_TOP, &o->top);
@@ -202,6 +208,7 @@ static int measure(struct report *r, const sigset_t *waitmask)
 	r->out.rec = &r->rec;
 	r->out.run = r->s.run;
 	r->out.started = r->s.started;
+	r->out.color = !r->o.json && kp_use_color(r->o.no_color);
 	r->out.requested_ns = r->o.duration_ns;
 	r->out.threshold_ns = r->o.sess.cfg.threshold_ns;
 	r->out.top = r->o.top;
@@ -279,7 +286,7 @@ const struct kp_cmd kp_cmd_report = {
 	.usage = "kprof report [-d SECONDS] [--json] [--top N] [--freq HZ]\n"
 		 "                    [--no-cpu] [--no-tcp] [-p PID] [--rport PORT[,PORT...]]\n"
 		 "                    [--lport PORT[,PORT...]] [--role client|server] [-4|-6]\n"
-		 "                    [--threshold DURATION]\n",
+		 "                    [--threshold DURATION] [--cgroup DIR] [--no-color]\n",
 	.help =	 "  -d, --duration SECONDS   measure this long (0.01 to 86400, default 10);\n"
 		 "                           SIGINT or SIGTERM ends it early, the report\n"
 		 "                           covers what was gathered\n"
@@ -290,12 +297,15 @@ const struct kp_cmd kp_cmd_report = {
 		 "      --no-cpu             no CPU sampling: endpoints only\n"
 		 "      --no-tcp             no TCP tracing: hot code only\n"
 		 "  -p, --pid PID            only process PID; shares are then of its samples\n"
+		 "      --cgroup DIR         only tasks in this cgroup v2 directory or below\n"
+		 "                           (absolute, or relative to /sys/fs/cgroup)\n"
 		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
 		 "      --lport PORTS        only requests on these local ports (at most 16)\n"
 		 "      --role ROLE          client: connections we opened; server: accepted\n"
 		 "  -4, -6                   only IPv4 / only IPv6 requests\n"
 		 "      --threshold DURATION walk stacks only for requests this slow\n"
 		 "                           (default 1ms; 0: all)\n"
+		 "      --no-color           no bold titles on a terminal\n"
 		 "\n"
 		 "Hot functions by self share (the leaf frame) with total share (anywhere in\n"
 		 "the stack), and hot stacks, of the non-idle CPU samples, each with its Amdahl\n"

@@ -670,12 +670,10 @@ static int one_interval(struct top *t)
 
 static void setup_output(struct top *t)
 {
-	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
 	struct winsize ws;
 
 	t->tty = isatty(STDOUT_FILENO);
-	t->color = t->tty && !t->o.no_color && !t->o.json && !(nc && *nc) &&
-		   !(term && !strcmp(term, "dumb"));
+	t->color = !t->o.json && kp_use_color(t->o.no_color);
 	if (t->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws))
 		t->cols = ws.ws_col;
 }

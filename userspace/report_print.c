@@ -16,6 +16,7 @@
 #include "report.h"
 #include "report_print.h"
 #include "units.h"
+#include "util.h"
 
 #define REPORT_SCHEMA	1
 #define TEXT_FRAMES	3
@@ -118,16 +119,29 @@ static void text_header(const struct kp_report *r)
 	       r->info.nr_online_cpus);
 }
 
+/* A section title: after an empty line, bold on a colour terminal. */
+static void title(const struct kp_report *r)
+{
+	printf("\n%s", r->color ? KP_C_BOLD : "");
+}
+
+static void title_end(const struct kp_report *r)
+{
+	printf("%s\n", r->color ? KP_C_OFF : "");
+}
+
 static void text_funcs(const struct kp_report *r)
 {
 	char c1[16], c2[16];
 	size_t i;
 	int p1, p2;
 
-	printf("\nHot functions: share of %" PRIu64 " %s CPU samples (%" PRIu64
+	title(r);
+	printf("Hot functions: share of %" PRIu64 " %s CPU samples (%" PRIu64
 	       " total, %" PRIu64 " idle, %u Hz)\n", r->basis,
 	       r->rec->tgid ? "process" : "busy", r->rec->samples,
 	       r->rec->samples_idle, r->rec->sample_hz);
+	title_end(r);
 	printf("  SELF: the function is the leaf frame; TOTAL: it is anywhere in the stack.\n"
 	       "  CEILING: Amdahl's limit on the whole speed-up if that code took no time,\n"
 	       "  1/(1 - share).\n");
@@ -156,7 +170,9 @@ static void text_stacks(const struct kp_report *r)
 	size_t i;
 	int pad;
 
-	printf("\nHot stacks: share of the same samples per stack and process\n");
+	title(r);
+	printf("Hot stacks: share of the same samples per stack and process");
+	title_end(r);
 	printf("  %6s  %7s  %8s  %6s  %-20s  %s\n", "%", "CEILING", "SAMPLES",
 	       "STACK", "PROCESS", "FRAMES (LEAF FIRST)");
 	if (!r->rec->nr_cpu)
@@ -186,8 +202,10 @@ static void text_endpoints(const struct kp_report *r)
 	uint64_t win = window_ns(r->rec);
 	size_t i;
 
-	printf("\nRemote endpoints: by total wait (%" PRIu64 " requests, %" PRIu64
-	       " abandoned)\n", r->rec->requests, r->rec->abandoned);
+	title(r);
+	printf("Remote endpoints: by total wait (%" PRIu64 " requests, %" PRIu64
+	       " abandoned)", r->rec->requests, r->rec->abandoned);
+	title_end(r);
 	printf("  WINDOW%%: total wait / window length; over 100%% when requests overlap.\n");
 	printf("  %-24s  %-7s  %8s  %8s  %7s  %8s  %8s  %8s  %8s\n", "ENDPOINT",
 	       "ROLE", "COUNT", "TOTAL", "WINDOW%", "P50", "P95", "P99", "MAX");
@@ -217,8 +235,10 @@ static void text_slow(const struct kp_report *r)
 	char fr[TEXT_FRAMES * (KP_SYM_LEN + 4)];
 	size_t i, j;
 
-	printf("\nSlowest stacks per endpoint: requests of %s or more (faster ones have no stack)\n",
+	title(r);
+	printf("Slowest stacks per endpoint: requests of %s or more (faster ones have no stack)",
 	       kp_fmt_duration(d[0], sizeof(d[0]), r->threshold_ns));
+	title_end(r);
 	if (!r->nr_eps)
 		printf("  (no requests)\n");
 	for (i = 0; i < shown(r->nr_eps, r->top); i++) {
@@ -263,7 +283,9 @@ static void text_health(const struct kp_report *r)
 	const struct kp_rec *rec = r->rec;
 	char d[KP_DURATION_LEN];
 
-	printf("\nModule health\n");
+	title(r);
+	printf("Module health");
+	title_end(r);
 	printf("  %-14s inflight %" PRIu64 ", rows %" PRIu64 ", stacks %" PRIu64
 	       ", export %" PRIu64 ", samples %" PRIu64 "\n", "drops:",
 	       rec->drops_inflight, rec->drops_rows, rec->drops_stacks,

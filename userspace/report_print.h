@@ -27,6 +27,7 @@ struct kp_report {
 	uint64_t lost;		/* intervals lost to another reader */
 	uint32_t resets_first, resets_last;	/* stack_resets seen */
 	int stopped;		/* a signal ended the window early */
+	int color;		/* bold section titles */
 	/* filled by kp_report_analyze() */
 	uint64_t basis;
 	struct kp_func *funcs;

@@ -2,6 +2,9 @@
 /* kprof reader: small shared helpers. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -23,4 +26,12 @@ void kp_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int kp_use_color(int no_color)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return isatty(STDOUT_FILENO) && !no_color && !(nc && *nc) &&
+	       !(term && !strcmp(term, "dumb"));
 }

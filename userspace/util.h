@@ -16,4 +16,13 @@ void kp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void kp_err_progress(int on);
 
+/*
+ * Colour on stdout: only on a terminal, not with @no_color, $NO_COLOR set
+ * or TERM=dumb.
+ */
+int kp_use_color(int no_color);
+
+#define KP_C_BOLD	"\033[1m"
+#define KP_C_OFF	"\033[0m"
+
 #endif
