@@ -38,12 +38,14 @@ run_in()
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
 }
 
-run_in "$cgroot/kprof-in" "$WL" -d 4 2 >"$tmp/wl-in"
+# They outlast the recording by far, so a slow machine that starts the
+# reader late still records them.
+run_in "$cgroot/kprof-in" "$WL" -d 10 2 >"$tmp/wl-in"
 wl_in=$!
-run_in "$cgroot/kprof-in/child" "$SPIN" 4
+run_in "$cgroot/kprof-in/child" "$SPIN" 10
 spin_in=$!
-"$WL" -d 4 3 >"$tmp/wl-out" &
-"$SPIN" 4 &
+"$WL" -d 10 3 >"$tmp/wl-out" &
+"$SPIN" 10 &
 spin_out=$!
 sleep 0.5
 "$KPROF_BIN" record -d 3 --freq 199 --threshold 0 \

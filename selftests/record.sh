@@ -51,7 +51,7 @@ tap_diag "spin_hot_a has $share% of the spinner's hot samples"
 tap_check "75/25 split shows in the folded stacks (65..85%)" \
 	test "$share" -ge 65 -a "$share" -le 85
 
-"$SPIN" 3 &
+"$SPIN" 6 &
 spin=$!
 "$KPROF_BIN" record -d 2 -o "$tmp/p.pb.gz" --format pprof 2>/dev/null
 tap_result $? "record --format pprof exits 0"
