@@ -219,6 +219,9 @@ static void kprof_guard_tick(struct work_struct *w)
 	kprof_guard_idx = (kprof_guard_idx + 1) % KPROF_GUARD_BUCKETS;
 
 	if (!shedding && !kprof_ctl_running()) {
+		/* nothing runs: no handler load until the next start */
+		for_each_possible_cpu(cpu)
+			per_cpu_ptr(&kprof_guard_state, cpu)->load_ppm = 0;
 		kprof_guard_idle = true;
 		return;
 	}
