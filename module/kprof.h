@@ -23,6 +23,8 @@ extern unsigned int kprof_inflight_max;
 extern unsigned int kprof_strings_kb;
 extern unsigned int kprof_cpu_samples;
 extern unsigned int kprof_sample_rows_max;
+/* Writable while loaded; read with READ_ONCE(). */
+extern unsigned int kprof_budget_ppm;
 
 /* kprof_dev.c: the /dev/kprof misc device and its ioctl dispatch. */
 int kprof_dev_init(void);
@@ -133,6 +135,9 @@ void kprof_ctl_get_config(struct kprof_config *cfg);
 int kprof_ctl_snapshot(u64 *generation);
 void kprof_ctl_stats(struct kprof_stats *st);
 int kprof_ctl_get_stack(struct kprof_stack_query *q);
+int kprof_ctl_cpu_cost(struct kprof_cpu_cost *c);
+bool kprof_ctl_running(void);
+void kprof_ctl_guard_rate(unsigned int cpu, unsigned int shift);
 
 /* kprof_sample.c: CPU stack sampling with per-CPU perf events. */
 void kprof_sample_init(void);
@@ -143,6 +148,21 @@ bool kprof_sample_running(void);
 bool kprof_sample_hw(void);
 u32 kprof_sample_hz(void);
 int kprof_sample_set_hz(u32 hz);
+u32 kprof_sample_cpu_hz(unsigned int cpu);
+void kprof_sample_set_shift(unsigned int cpu, unsigned int shift);
+
+/*
+ * kprof_guard.c: the overhead guard.  Handlers bracket their work with
+ * begin/end (a kind from KPROF_COST_*) and ask before optional work.
+ */
+u64 kprof_guard_begin(unsigned int kind);
+void kprof_guard_end(unsigned int kind, u64 t0);
+bool kprof_guard_skip_stack(bool sampler);
+bool kprof_guard_skip_request(void);
+void kprof_guard_kick(void);
+void kprof_guard_stats(struct kprof_stats *st);
+int kprof_guard_cpu_cost(struct kprof_cpu_cost *c);
+void kprof_guard_exit(void);
 
 /* kprof_tcp.c: request/response latency from kprobes. */
 int kprof_tcp_init(void);

@@ -33,7 +33,7 @@ u64 kprof_ctl_features(void)
 		f |= KPROF_FEAT_HW_CYCLES;
 	if (KPROF_HAVE_CGROUP)
 		f |= KPROF_FEAT_CGROUP;
-	return f;
+	return f | KPROF_FEAT_GUARD;
 }
 
 void kprof_ctl_info(struct kprof_info *info)
@@ -69,6 +69,8 @@ int kprof_ctl_start(u32 what)
 	if (ret && !(before & KPROF_RUN_TCP))
 		kprof_tcp_stop();
 	mutex_unlock(&kprof_ctl_lock);
+	if (!ret)
+		kprof_guard_kick();
 	return ret;
 }
 
@@ -168,6 +170,32 @@ void kprof_ctl_stats(struct kprof_stats *st)
 	st->stacks = kprof_stacks_used();
 	st->stack_resets = kprof_stacks_resets();
 	st->snapshots = kprof_export_snapshots();
+	mutex_unlock(&kprof_ctl_lock);
+	kprof_guard_stats(st);
+}
+
+int kprof_ctl_cpu_cost(struct kprof_cpu_cost *c)
+{
+	int ret;
+
+	mutex_lock(&kprof_ctl_lock);
+	ret = kprof_guard_cpu_cost(c);
+	mutex_unlock(&kprof_ctl_lock);
+	return ret;
+}
+
+/* Is anything running?  Unlocked: for the guard's work item. */
+bool kprof_ctl_running(void)
+{
+	/* a stale answer costs one more tick, or one tick early */
+	return data_race(kprof_running_mask()) != 0;
+}
+
+/* The guard's rate change for one CPU, serialised with start and stop. */
+void kprof_ctl_guard_rate(unsigned int cpu, unsigned int shift)
+{
+	mutex_lock(&kprof_ctl_lock);
+	kprof_sample_set_shift(cpu, shift);
 	mutex_unlock(&kprof_ctl_lock);
 }
 

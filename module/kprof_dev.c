@@ -113,6 +113,11 @@ static long kprof_ioc_get_stack(void *arg)
 	return kprof_ctl_get_stack(arg);
 }
 
+static long kprof_ioc_get_cpu_cost(void *arg)
+{
+	return kprof_ctl_cpu_cost(arg);
+}
+
 #define KPROF_IOC(cmd, type, ver0, fn) \
 	{ cmd, ver0, sizeof(struct type), fn }
 
@@ -135,6 +140,8 @@ static const struct kprof_ioc kprof_iocs[] = {
 		  kprof_ioc_get_stats),
 	KPROF_IOC(KPROF_IOC_GET_STACK, kprof_stack_query,
 		  KPROF_STACK_QUERY_SIZE_VER0, kprof_ioc_get_stack),
+	KPROF_IOC(KPROF_IOC_GET_CPU_COST, kprof_cpu_cost,
+		  KPROF_CPU_COST_SIZE_VER0, kprof_ioc_get_cpu_cost),
 };
 
 static const struct kprof_ioc *kprof_ioc_find(unsigned int cmd)

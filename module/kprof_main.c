@@ -27,6 +27,9 @@ unsigned int kprof_strings_kb = 1024;
 unsigned int kprof_cpu_samples = 1024;
 unsigned int kprof_sample_rows_max = 4096;
 
+/* The overhead guard's budget, in millionths of each CPU; 0 = off. */
+unsigned int kprof_budget_ppm = 10000;
+
 struct kprof_uint_param {
 	unsigned int *val;
 	unsigned int min;
@@ -43,7 +46,7 @@ static int kprof_param_set(const char *arg, const struct kernel_param *kp)
 		       arg, p->min, p->max);
 		return -EINVAL;
 	}
-	*p->val = v;
+	WRITE_ONCE(*p->val, v);
 	return 0;
 }
 
@@ -87,6 +90,11 @@ static struct kprof_uint_param kprof_param_sample_rows = { &kprof_sample_rows_ma
 module_param_cb(sample_rows, &kprof_uint_ops, &kprof_param_sample_rows, 0444);
 MODULE_PARM_DESC(sample_rows, "CPU sample rows exported per interval, default 4096 (16..1048576)");
 
+/* Not a capacity: a policy, which root may change while loaded. */
+static struct kprof_uint_param kprof_param_budget = { &kprof_budget_ppm, 0, 1000000 };
+module_param_cb(budget_ppm, &kprof_uint_ops, &kprof_param_budget, 0644);
+MODULE_PARM_DESC(budget_ppm, "handler time allowed per CPU in millionths, default 10000 = 1% (0 = no guard, ..1000000)");
+
 static int __init kprof_init(void)
 {
 	int ret;
@@ -114,6 +122,7 @@ static int __init kprof_init(void)
 	return 0;
 
 err_tcp:
+	kprof_guard_exit();
 	kprof_sample_exit();
 	kprof_tcp_exit();
 err_export:
@@ -130,6 +139,7 @@ err:
 static void __exit kprof_exit(void)
 {
 	kprof_dev_exit();
+	kprof_guard_exit();
 	kprof_sample_exit();
 	kprof_tcp_exit();
 	kprof_export_exit();

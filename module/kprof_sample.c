@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/percpu.h>
@@ -23,6 +24,8 @@
 #include "compat/kprof_compat_rcu.h"
 
 static DEFINE_PER_CPU(struct perf_event *, kprof_events);
+/* the guard's rate cut per CPU: the CPU samples at kprof_hz >> shift */
+static DEFINE_PER_CPU(unsigned int, kprof_rate_shift);
 static int kprof_cpuhp_state = -1;	/* >= 0 while sampling runs */
 static u32 kprof_hz = 99;
 static bool kprof_use_hw;
@@ -30,21 +33,30 @@ static bool kprof_use_hw;
 static void kprof_overflow(struct perf_event *event,
 			   struct perf_sample_data *data, struct pt_regs *regs)
 {
+	u64 t0 = kprof_guard_begin(KPROF_COST_SAMPLE);
 	struct task_struct *t = current;
-	bool dropped;
-	u32 id;
+	bool dropped = false;
+	u32 id = 0;
 
 	if (!kprof_cfg_task_wanted())
-		return;
+		goto out;
 	kprof_agg_sample_count(KPROF_SCNT_SAMPLES);
 	if (is_idle_task(t)) {
 		kprof_agg_sample_count(KPROF_SCNT_IDLE);
-		return;
+		goto out;
 	}
-	id = kprof_stack_capture(regs, 0, &dropped);
+	if (!kprof_guard_skip_stack(true))
+		id = kprof_stack_capture(regs, 0, &dropped);
 	if (dropped)
 		kprof_agg_sample_count(KPROF_SCNT_DROPS_STACKS);
 	kprof_agg_sample(id, t->tgid, t->comm);
+out:
+	kprof_guard_end(KPROF_COST_SAMPLE, t0);
+}
+
+u32 kprof_sample_cpu_hz(unsigned int cpu)
+{
+	return max(kprof_hz >> per_cpu(kprof_rate_shift, cpu), 1U);
 }
 
 static struct perf_event *kprof_event_create(unsigned int cpu, bool hw,
@@ -56,7 +68,7 @@ static struct perf_event *kprof_event_create(unsigned int cpu, bool hw,
 			       PERF_COUNT_SW_CPU_CLOCK,
 		.size = sizeof(attr),
 		.freq = 1,
-		.sample_freq = kprof_hz,
+		.sample_freq = kprof_sample_cpu_hz(cpu),
 		.pinned = 1,
 		.disabled = disabled,
 	};
@@ -168,6 +180,49 @@ int kprof_sample_set_hz(u32 hz)
 				old);
 	}
 	return ret;
+}
+
+/*
+ * The guard's rate cut for one CPU: sample it at kprof_hz >> @shift from
+ * now on.  A running event is replaced: the new one is created before the
+ * old one goes, so the CPU is never left unsampled unless no event can be
+ * created at all.  Process context; the caller serialises with start,
+ * stop and rate changes, and holding the hotplug lock keeps the CPU's
+ * event from coming or going meanwhile.
+ */
+void kprof_sample_set_shift(unsigned int cpu, unsigned int shift)
+{
+	struct perf_event *old, *ev;
+	bool hw;
+
+	cpus_read_lock();
+	if (per_cpu(kprof_rate_shift, cpu) == shift)
+		goto out;
+	per_cpu(kprof_rate_shift, cpu) = shift;
+	old = per_cpu(kprof_events, cpu);
+	if (!kprof_sample_running() || !cpu_online(cpu) || !old)
+		goto out;
+	hw = old->attr.type == PERF_TYPE_HARDWARE;
+	ev = kprof_event_create(cpu, hw, false);
+	if (IS_ERR(ev)) {
+		/* the old event may hold the only counter: free it first */
+		per_cpu(kprof_events, cpu) = NULL;
+		perf_event_release_kernel(old);
+		old = NULL;
+		ev = kprof_event_create(cpu, hw, false);
+		if (IS_ERR(ev) && hw)
+			ev = kprof_event_create(cpu, false, false);
+	}
+	if (IS_ERR(ev)) {
+		pr_warn("cannot sample CPU %u at %u Hz: %ld\n", cpu,
+			kprof_sample_cpu_hz(cpu), PTR_ERR(ev));
+		ev = NULL;
+	}
+	per_cpu(kprof_events, cpu) = ev;
+	if (old)
+		perf_event_release_kernel(old);
+out:
+	cpus_read_unlock();
 }
 
 /* Decide once, at load, between cycles and cpu-clock. */

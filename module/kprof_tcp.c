@@ -210,6 +210,8 @@ static void kprof_tcp_send(struct sock *sk)
 	role = kprof_sk_role(sk, f);
 	if (!c || !kprof_sk_wanted(c, sk, role))
 		return;
+	if (kprof_guard_skip_request())
+		return;
 	if (!f)
 		f = kprof_flight_get(sk);
 	if (!f) {
@@ -246,7 +248,7 @@ static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
 	now = now > start ? now - start : 0;
 
 	c = rcu_dereference_sched(kprof_cfg);
-	if (c && now >= c->threshold_ns) {
+	if (c && now >= c->threshold_ns && !kprof_guard_skip_stack(false)) {
 		key.stack_id = kprof_stack_capture(NULL, probe_addr, &dropped);
 		if (dropped)
 			kprof_agg_count(KPROF_CNT_DROPS_STACKS);
@@ -258,27 +260,39 @@ static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
 
 static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
 {
+	u64 t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
+
 	kprof_tcp_send((struct sock *)kprof_probe_arg(regs, 0));
+	kprof_guard_end(KPROF_COST_SENDMSG, t0);
 	return 0;
 }
 
 static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 {
+	u64 t0 = kprof_guard_begin(KPROF_COST_CONNECT);
+
 	kprof_tcp_connect((struct sock *)kprof_probe_arg(regs, 0));
+	kprof_guard_end(KPROF_COST_CONNECT, t0);
 	return 0;
 }
 
 static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 {
+	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
+
 	if ((int)kprof_probe_arg(regs, 1) > 0)
 		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
 				   (unsigned long)p->addr);
+	kprof_guard_end(KPROF_COST_RECV, t0);
 	return 0;
 }
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 {
+	u64 t0 = kprof_guard_begin(KPROF_COST_CLOSE);
+
 	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
+	kprof_guard_end(KPROF_COST_CLOSE, t0);
 	return 0;
 }
 
@@ -292,8 +306,11 @@ static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
 static int kprof_recvmsg_ret(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
+	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
+
 	if ((long)regs_return_value(regs) > 0)
 		kprof_tcp_complete(*(struct sock **)ri->data, 0);
+	kprof_guard_end(KPROF_COST_RECV, t0);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 #include <libkmod.h>
 
+#include "cost.h"
 #include "dev.h"
 #include "kprof.h"
 #include "names.h"
@@ -501,6 +502,8 @@ struct status {
 	struct kprof_info info;
 	struct kprof_config cfg;
 	struct kprof_stats st;
+	struct kprof_cpu_cost *cpus;	/* the guard per CPU (API 1.4) */
+	unsigned int nr_cpus;
 };
 
 /* The first line of @path into @buf, without its newline; 0 or -1. */
@@ -543,6 +546,27 @@ static void status_params(struct status *s)
 		free(list);
 }
 
+/* The guard on every possible CPU; none when the module cannot tell. */
+static void status_cpus(struct status *s, int fd)
+{
+	unsigned int cpu, n = s->info.nr_cpu_ids;
+
+	if (!n || n > 65536)
+		return;
+	s->cpus = calloc(n, sizeof(*s->cpus));
+	if (!s->cpus)
+		return;
+	for (cpu = 0; cpu < n; cpu++) {
+		struct kprof_cpu_cost *c = &s->cpus[s->nr_cpus];
+
+		memset(c, 0, sizeof(*c));
+		c->size = sizeof(*c);
+		c->cpu = cpu;
+		if (!ioctl(fd, KPROF_IOC_GET_CPU_COST, c))
+			s->nr_cpus++;
+	}
+}
+
 static void status_device(struct status *s)
 {
 	int fd = open(kprof_dev_path(), O_RDONLY | O_CLOEXEC);
@@ -563,6 +587,8 @@ static void status_device(struct status *s)
 		s->dev_err = errno;
 	else
 		s->have_dev = 1;
+	if (s->have_dev && kp_stats_have_guard(&s->st))
+		status_cpus(s, fd);
 	close(fd);
 }
 
@@ -599,7 +625,49 @@ static int status_gather(struct status *s, struct kmod_ctx *ctx)
 static void status_free(struct status *s)
 {
 	free((char *)s->path);
+	free(s->cpus);
 	json_object_put(s->params);
+}
+
+static uint64_t cpu_cost_ns(const struct kprof_cpu_cost *c)
+{
+	uint64_t ns = 0;
+	unsigned int k;
+
+	for (k = 0; k < KPROF_COST_NR; k++)
+		ns += c->cost_ns[k];
+	return ns;
+}
+
+static json_object *status_json_overhead(const struct status *s)
+{
+	const struct kprof_stats *st = &s->st;
+	json_object *o = json_object_new_object(), *a;
+	uint64_t calls, ns = kp_cost_total(st, &calls);
+	unsigned int i;
+
+	json_object_object_add(o, "handler_ns", kp_json_u64(ns));
+	json_object_object_add(o, "handler_calls", kp_json_u64(calls));
+	json_object_object_add(o, "kinds",
+			       kp_json_cost(st->cost_ns, st->cost_calls));
+	json_object_object_add(o, "guard", kp_json_guard(NULL, st));
+	a = json_object_new_array();
+	for (i = 0; i < s->nr_cpus; i++) {
+		const struct kprof_cpu_cost *c = &s->cpus[i];
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "cpu", kp_json_u64(c->cpu));
+		json_object_object_add(x, "online",
+				       json_object_new_boolean(c->online));
+		json_object_object_add(x, "level", kp_json_u64(c->level));
+		json_object_object_add(x, "load_ppm", kp_json_u64(c->load_ppm));
+		json_object_object_add(x, "sample_hz", kp_json_u64(c->sample_hz));
+		json_object_object_add(x, "handler_ns",
+				       kp_json_u64(cpu_cost_ns(c)));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "cpus", a);
+	return o;
 }
 
 static json_object *status_json(const struct status *s)
@@ -675,7 +743,46 @@ static json_object *status_json(const struct status *s)
 	json_object_object_add(t, "export", kp_json_u64(st->drops_export));
 	json_object_object_add(t, "samples", kp_json_u64(st->drops_samples));
 	json_object_object_add(o, "drops", t);
+
+	if (kp_stats_have_guard(st))
+		json_object_object_add(o, "overhead", status_json_overhead(s));
 	return o;
+}
+
+static void status_text_overhead(const struct status *s)
+{
+	const struct kprof_stats *st = &s->st;
+	char dur[KP_DURATION_LEN], load[32], budget[32];
+	uint64_t calls, ns = kp_cost_total(st, &calls);
+	unsigned int i;
+
+	printf("  overhead:   handlers %s in %" PRIu64 " calls since load; "
+	       "busiest CPU %s over the last second\n",
+	       kp_fmt_duration(dur, sizeof(dur), ns), calls,
+	       kp_fmt_ppm(load, sizeof(load), st->load_ppm));
+	if (st->budget_ppm)
+		printf("  guard:      budget %s per CPU, level %u (%s) on %u CPU%s",
+		       kp_fmt_ppm(budget, sizeof(budget), st->budget_ppm),
+		       st->guard_level, kp_guard_level_name(st->guard_level),
+		       st->guard_cpus, st->guard_cpus == 1 ? "" : "s");
+	else
+		printf("  guard:      off (budget_ppm=0)");
+	printf("; steps %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", recoveries %"
+	       PRIu64 "; shed %" PRIu64 " stacks, %" PRIu64 " requests\n",
+	       (uint64_t)st->guard_steps[0], (uint64_t)st->guard_steps[1],
+	       (uint64_t)st->guard_steps[2], (uint64_t)st->guard_recoveries,
+	       (uint64_t)st->shed_stacks, (uint64_t)st->shed_requests);
+	for (i = 0; i < s->nr_cpus; i++) {
+		const struct kprof_cpu_cost *c = &s->cpus[i];
+
+		if (!c->online)
+			continue;
+		printf("  cpu %-6u  level %u (%s), load %s, sampling %u Hz, "
+		       "handlers %s\n", c->cpu, c->level,
+		       kp_guard_level_name(c->level),
+		       kp_fmt_ppm(load, sizeof(load), c->load_ppm), c->sample_hz,
+		       kp_fmt_duration(dur, sizeof(dur), cpu_cost_ns(c)));
+	}
 }
 
 static void status_text(const struct status *s)
@@ -730,6 +837,8 @@ static void status_text(const struct status *s)
 	       "\n", (uint64_t)st->drops_inflight, (uint64_t)st->drops_rows,
 	       (uint64_t)st->drops_stacks, (uint64_t)st->drops_export,
 	       (uint64_t)st->drops_samples);
+	if (kp_stats_have_guard(st))
+		status_text_overhead(s);
 }
 
 static int status_run(int argc, char **argv)

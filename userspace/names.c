@@ -8,7 +8,7 @@
 
 static const char *const features[] = {
 	"tcp-latency", "user-stacks", "ksyms", "cpu-sampling", "hw-cycles",
-	"cgroup",
+	"cgroup", "guard",
 };
 
 static const char *const attach[] = {

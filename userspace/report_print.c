@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "addr.h"
+#include "cost.h"
 #include "names.h"
 #include "report.h"
 #include "report_print.h"
@@ -278,6 +279,49 @@ static void text_bits(const char *label, uint64_t v,
 	printf("\n");
 }
 
+/* Handler time over the window, as a share of the CPUs' time in it. */
+static uint64_t overhead_ppm(const struct kp_report *r, uint64_t ns)
+{
+	uint64_t cpus = r->info.nr_online_cpus ? r->info.nr_online_cpus : 1;
+	double all = (double)window_ns(r->rec) * (double)cpus;
+
+	return all > 0 ? (uint64_t)((double)ns * 1e6 / all + 0.5) : 0;
+}
+
+static void text_overhead(const struct kp_report *r)
+{
+	const struct kprof_stats *a = &r->st_first, *b = &r->st_last;
+	char d[KP_DURATION_LEN], p[32], q[32];
+	uint64_t ns, calls, c0;
+
+	if (!r->have_cost) {
+		printf("  %-14s not measured by this module (API %u.%u)\n",
+		       "overhead:", r->info.api_major, r->info.api_minor);
+		return;
+	}
+	ns = kp_cost_total(b, &calls) - kp_cost_total(a, &c0);
+	printf("  %-14s handlers %s in %" PRIu64 " calls, %s of the CPUs' time;"
+	       " busiest CPU %s at the end\n", "overhead:",
+	       kp_fmt_duration(d, sizeof(d), ns), calls - c0,
+	       kp_fmt_ppm(p, sizeof(p), overhead_ppm(r, ns)),
+	       kp_fmt_ppm(q, sizeof(q), b->load_ppm));
+	if (b->budget_ppm)
+		printf("  %-14s budget %s per CPU, level %u (%s) at the end",
+		       "guard:", kp_fmt_ppm(p, sizeof(p), b->budget_ppm),
+		       b->guard_level, kp_guard_level_name(b->guard_level));
+	else
+		printf("  %-14s off", "guard:");
+	printf("; in the window: steps %" PRIu64 "/%" PRIu64 "/%" PRIu64
+	       ", recoveries %" PRIu64 ", shed %" PRIu64 " stacks, %" PRIu64
+	       " requests\n",
+	       (uint64_t)(b->guard_steps[0] - a->guard_steps[0]),
+	       (uint64_t)(b->guard_steps[1] - a->guard_steps[1]),
+	       (uint64_t)(b->guard_steps[2] - a->guard_steps[2]),
+	       (uint64_t)(b->guard_recoveries - a->guard_recoveries),
+	       (uint64_t)(b->shed_stacks - a->shed_stacks),
+	       (uint64_t)(b->shed_requests - a->shed_requests));
+}
+
 static void text_health(const struct kp_report *r)
 {
 	const struct kp_rec *rec = r->rec;
@@ -303,6 +347,7 @@ static void text_health(const struct kp_report *r)
 	printf("  %-14s %s\n", "threshold:",
 	       kp_fmt_duration(d, sizeof(d), r->threshold_ns));
 	printf("  %-14s %u Hz per CPU\n", "frequency:", rec->sample_hz);
+	text_overhead(r);
 }
 
 void kp_report_text(const struct kp_report *r)
@@ -436,6 +481,28 @@ static json_object *json_endpoints(const struct kp_report *r)
 	return a;
 }
 
+static json_object *json_overhead(const struct kp_report *r)
+{
+	const struct kprof_stats *a = &r->st_first, *b = &r->st_last;
+	__u64 ns[KPROF_COST_NR], calls[KPROF_COST_NR];
+	json_object *o = json_object_new_object();
+	uint64_t total = 0, n = 0;
+	unsigned int k;
+
+	for (k = 0; k < KPROF_COST_NR; k++) {
+		ns[k] = b->cost_ns[k] - a->cost_ns[k];
+		calls[k] = b->cost_calls[k] - a->cost_calls[k];
+		total += ns[k];
+		n += calls[k];
+	}
+	add(o, "handler_ns", kp_json_u64(total));
+	add(o, "handler_calls", kp_json_u64(n));
+	add(o, "share_ppm", kp_json_u64(overhead_ppm(r, total)));
+	add(o, "kinds", kp_json_cost(ns, calls));
+	add(o, "guard", kp_json_guard(a, b));
+	return o;
+}
+
 static json_object *json_health(const struct kp_report *r)
 {
 	const struct kp_rec *rec = r->rec;
@@ -460,6 +527,7 @@ static json_object *json_health(const struct kp_report *r)
 	add(o, "started", kp_json_bits(r->started, &kp_run_names));
 	add(o, "threshold_ns", kp_json_u64(r->threshold_ns));
 	add(o, "sample_hz", kp_json_u64(rec->sample_hz));
+	add(o, "overhead", r->have_cost ? json_overhead(r) : NULL);
 	return o;
 }
 

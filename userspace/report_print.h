@@ -27,6 +27,9 @@ struct kp_report {
 	uint64_t lost;		/* intervals lost to another reader */
 	uint32_t resets_first, resets_last;	/* stack_resets seen */
 	int stopped;		/* a signal ended the window early */
+	/* GET_STATS as the window began and ended; used when have_cost */
+	struct kprof_stats st_first, st_last;
+	int have_cost;
 	int color;		/* bold section titles */
 	/* filled by kp_report_analyze() */
 	uint64_t basis;

@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		3
+#define KPROF_API_MINOR		4
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -61,6 +61,7 @@
 #define KPROF_FEAT_CPU_SAMPLING	_BITULL(3)	/* perf-event stack sampling */
 #define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* a cycles PMU, probed at load */
 #define KPROF_FEAT_CGROUP	_BITULL(5)	/* kprof_config.cgroup_id (API 1.3) */
+#define KPROF_FEAT_GUARD	_BITULL(6)	/* overhead guard (API 1.4) */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
@@ -227,6 +228,34 @@ struct kprof_snapshot {
 
 #define KPROF_SNAPSHOT_SIZE_VER0	16
 
+/*
+ * The overhead guard (API 1.4).  Every handler of the module times one
+ * call in KPROF_COST_SAMPLE_EVERY and adds that time, multiplied, to its
+ * CPU's cost of its kind.  Four times a second the module adds up each
+ * CPU's cost over the last second; above the budget (module parameter
+ * budget_ppm, default 10000: 1% of the CPU), that CPU sheds load one
+ * level at a time, waiting a second between steps:
+ *   1  no stack walks: requests and samples are counted under stack ID 0
+ *   2  the CPU samples at a quarter of the configured rate (at least 1 Hz)
+ *   3  no new TCP requests are tracked on the CPU (counted as shed);
+ *      requests already in flight still complete
+ * Below half the budget over a whole second, it steps one level back,
+ * again at most one step a second.  Levels are per CPU.
+ */
+#define KPROF_GUARD_NONE	0
+#define KPROF_GUARD_NO_STACKS	1
+#define KPROF_GUARD_LOW_RATE	2
+#define KPROF_GUARD_NO_TCP	3
+
+#define KPROF_COST_SENDMSG	0	/* tcp_sendmsg: a request starts */
+#define KPROF_COST_RECV		1	/* receive cleanup / recvmsg return */
+#define KPROF_COST_CONNECT	2	/* tcp_connect */
+#define KPROF_COST_CLOSE	3	/* tcp_close / tcp_v4_destroy_sock */
+#define KPROF_COST_SAMPLE	4	/* perf overflow handler */
+#define KPROF_COST_NR		8	/* array size; unused kinds are 0 */
+
+#define KPROF_COST_SAMPLE_EVERY	16
+
 /**
  * struct kprof_stats - KPROF_IOC_GET_STATS: counters since load
  * @size:		caller's sizeof
@@ -247,6 +276,26 @@ struct kprof_snapshot {
  * @stack_resets:	KPROF_RESET_STACKS done: IDs seen before a change
  *			of this count may now name other stacks
  * @reserved1:		zero
+ * (since API 1.4, with KPROF_FEAT_GUARD: the overhead guard)
+ * @cost_ns:		estimated time spent in the module's handlers, per
+ *			KPROF_COST_* kind, all CPUs: one call in
+ *			KPROF_COST_SAMPLE_EVERY is timed and counts that
+ *			many times.  The kprobe trap itself (breakpoint or
+ *			ftrace entry) is not included.
+ * @cost_calls:		handler calls per KPROF_COST_* kind, exact
+ * @budget_ppm:		the budget in effect (module parameter budget_ppm):
+ *			handler time per CPU, in millionths of that CPU's
+ *			time over the last second; 0 = guard off
+ * @guard_level:	highest KPROF_GUARD_* level of any CPU now
+ * @guard_cpus:		CPUs at a level above KPROF_GUARD_NONE now
+ * @load_ppm:		highest handler load of any CPU over the last
+ *			second, in millionths
+ * @guard_steps:	times a CPU stepped up to level 1, 2, 3
+ *			([0] stacks, [1] sampling rate, [2] TCP)
+ * @guard_recoveries:	times a CPU stepped one level down again
+ * @shed_stacks:	stack walks skipped by the guard: the request or
+ *			sample is counted under stack ID 0
+ * @shed_requests:	requests not tracked by the guard (level 3)
  */
 struct kprof_stats {
 	__u32 size;
@@ -265,9 +314,47 @@ struct kprof_stats {
 	__u64 drops_samples;
 	__u32 stack_resets;
 	__u32 reserved1;
+	__u64 cost_ns[KPROF_COST_NR];
+	__u64 cost_calls[KPROF_COST_NR];
+	__u32 budget_ppm;
+	__u32 guard_level;
+	__u32 guard_cpus;
+	__u32 load_ppm;
+	__u64 guard_steps[3];
+	__u64 guard_recoveries;
+	__u64 shed_stacks;
+	__u64 shed_requests;
 };
 
-#define KPROF_STATS_SIZE_VER0	72	/* API 1.1; 104 since 1.2 */
+#define KPROF_STATS_SIZE_VER0	72	/* API 1.1; 104 since 1.2; 296 since 1.4 */
+
+/**
+ * struct kprof_cpu_cost - KPROF_IOC_GET_CPU_COST: the guard on one CPU
+ * @size:	caller's sizeof
+ * @cpu:	in: a CPU id below kprof_info.nr_cpu_ids (-EINVAL if not);
+ *		-ENODEV for an id that is not a possible CPU
+ * @level:	out: its KPROF_GUARD_* level now
+ * @load_ppm:	out: its handler load over the last second, in millionths
+ * @sample_hz:	out: the rate it samples at when sampling runs (the
+ *		configured rate, or less at level 2 and above)
+ * @online:	out: 1 if the CPU is online
+ * @cost_ns:	out: as in struct kprof_stats, this CPU only
+ * @cost_calls:	out: as in struct kprof_stats, this CPU only
+ * @reserved:	zero
+ */
+struct kprof_cpu_cost {
+	__u32 size;
+	__u32 cpu;
+	__u32 level;
+	__u32 load_ppm;
+	__u32 sample_hz;
+	__u32 online;
+	__u64 cost_ns[KPROF_COST_NR];
+	__u64 cost_calls[KPROF_COST_NR];
+	__u64 reserved[2];
+};
+
+#define KPROF_CPU_COST_SIZE_VER0	168
 
 #define KPROF_IOC_GET_INFO	_IOWR(KPROF_IOC_MAGIC, 0x01, struct kprof_info)
 #define KPROF_IOC_START		_IOW(KPROF_IOC_MAGIC, 0x02, struct kprof_ctl)
@@ -278,6 +365,7 @@ struct kprof_stats {
 #define KPROF_IOC_SNAPSHOT	_IOWR(KPROF_IOC_MAGIC, 0x07, struct kprof_snapshot)
 #define KPROF_IOC_GET_STATS	_IOWR(KPROF_IOC_MAGIC, 0x08, struct kprof_stats)
 #define KPROF_IOC_GET_STACK	_IOWR(KPROF_IOC_MAGIC, 0x09, struct kprof_stack_query)
+#define KPROF_IOC_GET_CPU_COST	_IOWR(KPROF_IOC_MAGIC, 0x0a, struct kprof_cpu_cost)
 
 /*
  * Latency histograms: log-linear over nanoseconds.  Values below

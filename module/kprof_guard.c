@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The overhead guard: the module measures the time its own handlers take
+ * and sheds load when a CPU spends more than its budget in them.
+ *
+ * Measuring: every handler counts its calls per CPU and kind, and times
+ * one call in KPROF_COST_SAMPLE_EVERY with local_clock() (NMI-safe, cheap,
+ * monotonic on one CPU while preemption is off), adding that time times
+ * KPROF_COST_SAMPLE_EVERY to its CPU's estimate.  A kind's counters are
+ * written only by handlers that cannot nest on a CPU (kprobe handlers do
+ * not nest; the sampling handler has a kind of its own), so plain per-CPU
+ * adds suffice.  A probe handler's time includes a sample that interrupts
+ * it, so that sample is counted twice: the estimate errs high.
+ *
+ * Deciding: a work item, four times a second while something runs, adds
+ * up each CPU's estimate over the last second (four buckets) and compares
+ * it with the budget.  Above it, the CPU goes one level up; below half of
+ * it, one level down; after a step it waits a whole window, so that every
+ * decision looks only at time spent at the current level.  The levels
+ * (see the uapi header) are per CPU: the budget is per CPU, and a CPU
+ * that handles a hot NIC queue should not blind the others.  Stack walks
+ * and TCP tracking are decided in the handlers, which only read their
+ * CPU's level; the sampling rate is a property of each CPU's perf event,
+ * changed here (process context, under the control lock), never from a
+ * handler.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/sched/clock.h>
+#include <linux/ktime.h>
+#include <linux/workqueue.h>
+
+#include "kprof.h"
+
+#define KPROF_GUARD_TICK_MS	250
+#define KPROF_GUARD_BUCKETS	4	/* a window of one second */
+#define KPROF_GUARD_PPM		1000000ULL
+/* sampling rate at KPROF_GUARD_LOW_RATE: the configured rate >> this */
+#define KPROF_GUARD_RATE_SHIFT	2
+
+/* Written by this CPU's handlers; the level by the work item. */
+struct kprof_guard_pcpu {
+	u64 ns[KPROF_COST_NR];
+	u64 calls[KPROF_COST_NR];
+	u64 shed_stacks[2];	/* [0] probes, [1] the sampling handler */
+	u64 shed_requests;
+	unsigned int level;
+};
+
+/* The work item's own per-CPU state. */
+struct kprof_guard_state {
+	u64 last_ns;
+	u64 bucket[KPROF_GUARD_BUCKETS];
+	u32 load_ppm;
+	u32 hold;		/* ticks to wait before the next step */
+};
+
+static DEFINE_PER_CPU(struct kprof_guard_pcpu, kprof_guard_pcpu);
+static DEFINE_PER_CPU(struct kprof_guard_state, kprof_guard_state);
+
+/* Work item only; read by the stats without a lock. */
+static u64 kprof_guard_steps[3];
+static u64 kprof_guard_recoveries;
+static u64 kprof_guard_tick_ns[KPROF_GUARD_BUCKETS];
+static unsigned int kprof_guard_idx;
+static u64 kprof_guard_last_tick;
+static bool kprof_guard_idle = true;	/* the work was not queued */
+
+static void kprof_guard_tick(struct work_struct *w);
+static DECLARE_DELAYED_WORK(kprof_guard_work, kprof_guard_tick);
+
+/* ---- the handlers' side: any context, never sleeps ---- */
+
+u64 kprof_guard_begin(unsigned int kind)
+{
+	struct kprof_guard_pcpu *g = this_cpu_ptr(&kprof_guard_pcpu);
+	u64 n = READ_ONCE(g->calls[kind]) + 1;
+
+	WRITE_ONCE(g->calls[kind], n);
+	if (n % KPROF_COST_SAMPLE_EVERY)
+		return 0;
+	return local_clock() ?: 1;
+}
+
+void kprof_guard_end(unsigned int kind, u64 t0)
+{
+	struct kprof_guard_pcpu *g;
+	u64 now;
+
+	if (!t0)
+		return;
+	now = local_clock();
+	if (now <= t0)
+		return;
+	g = this_cpu_ptr(&kprof_guard_pcpu);
+	WRITE_ONCE(g->ns[kind], g->ns[kind] +
+		   (now - t0) * KPROF_COST_SAMPLE_EVERY);
+}
+
+static unsigned int kprof_guard_level(void)
+{
+	return READ_ONCE(this_cpu_ptr(&kprof_guard_pcpu)->level);
+}
+
+/* Should this handler skip its stack walk?  Counts the skip. */
+bool kprof_guard_skip_stack(bool sampler)
+{
+	struct kprof_guard_pcpu *g = this_cpu_ptr(&kprof_guard_pcpu);
+
+	if (READ_ONCE(g->level) < KPROF_GUARD_NO_STACKS)
+		return false;
+	WRITE_ONCE(g->shed_stacks[sampler], g->shed_stacks[sampler] + 1);
+	return true;
+}
+
+/* Should a new request go untracked?  Probe context; counts the skip. */
+bool kprof_guard_skip_request(void)
+{
+	struct kprof_guard_pcpu *g = this_cpu_ptr(&kprof_guard_pcpu);
+
+	if (kprof_guard_level() < KPROF_GUARD_NO_TCP)
+		return false;
+	WRITE_ONCE(g->shed_requests, g->shed_requests + 1);
+	return true;
+}
+
+/* ---- deciding: the work item ---- */
+
+static u64 kprof_guard_cpu_ns(unsigned int cpu)
+{
+	const struct kprof_guard_pcpu *g = per_cpu_ptr(&kprof_guard_pcpu, cpu);
+	u64 sum = 0;
+	int k;
+
+	for (k = 0; k < KPROF_COST_NR; k++)
+		sum += READ_ONCE(g->ns[k]);
+	return sum;
+}
+
+static void kprof_guard_set_level(unsigned int cpu, unsigned int level)
+{
+	struct kprof_guard_pcpu *g = per_cpu_ptr(&kprof_guard_pcpu, cpu);
+	bool was_low = g->level >= KPROF_GUARD_LOW_RATE;
+	bool low = level >= KPROF_GUARD_LOW_RATE;
+
+	WRITE_ONCE(g->level, level);
+	if (was_low != low)
+		kprof_ctl_guard_rate(cpu, low ? KPROF_GUARD_RATE_SHIFT : 0);
+}
+
+static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget)
+{
+	struct kprof_guard_state *s = per_cpu_ptr(&kprof_guard_state, cpu);
+	unsigned int level = per_cpu_ptr(&kprof_guard_pcpu, cpu)->level;
+	u64 total = kprof_guard_cpu_ns(cpu), win = 0, load;
+	int b;
+
+	s->bucket[kprof_guard_idx] = total - s->last_ns;
+	s->last_ns = total;
+	for (b = 0; b < KPROF_GUARD_BUCKETS; b++)
+		win += s->bucket[b];
+	load = window_ns ? div64_u64(win * KPROF_GUARD_PPM, window_ns) : 0;
+	s->load_ppm = min_t(u64, load, U32_MAX);
+
+	if (!budget) {
+		s->hold = 0;
+		kprof_guard_set_level(cpu, KPROF_GUARD_NONE);
+		return false;
+	}
+	if (s->hold) {
+		s->hold--;
+	} else if (load > budget && level < KPROF_GUARD_NO_TCP) {
+		kprof_guard_set_level(cpu, level + 1);
+		WRITE_ONCE(kprof_guard_steps[level], kprof_guard_steps[level] + 1);
+		s->hold = KPROF_GUARD_BUCKETS;
+	} else if (load < budget / 2 && level > KPROF_GUARD_NONE) {
+		kprof_guard_set_level(cpu, level - 1);
+		WRITE_ONCE(kprof_guard_recoveries, kprof_guard_recoveries + 1);
+		s->hold = KPROF_GUARD_BUCKETS;
+	}
+	return per_cpu_ptr(&kprof_guard_pcpu, cpu)->level != KPROF_GUARD_NONE;
+}
+
+static void kprof_guard_tick(struct work_struct *w)
+{
+	u32 budget = READ_ONCE(kprof_budget_ppm);
+	u64 now = ktime_get_ns(), window_ns = 0;
+	bool shedding = false;
+	unsigned int cpu;
+	int b;
+
+	if (kprof_guard_idle) {
+		/* a new start: forget the time nothing ran */
+		kprof_guard_idle = false;
+		kprof_guard_last_tick = now;
+		memset(kprof_guard_tick_ns, 0, sizeof(kprof_guard_tick_ns));
+		for_each_possible_cpu(cpu) {
+			struct kprof_guard_state *s =
+				per_cpu_ptr(&kprof_guard_state, cpu);
+
+			memset(s->bucket, 0, sizeof(s->bucket));
+			s->last_ns = kprof_guard_cpu_ns(cpu);
+			s->load_ppm = 0;
+		}
+		goto again;
+	}
+	kprof_guard_tick_ns[kprof_guard_idx] = now - kprof_guard_last_tick;
+	kprof_guard_last_tick = now;
+	for (b = 0; b < KPROF_GUARD_BUCKETS; b++)
+		window_ns += kprof_guard_tick_ns[b];
+	for_each_possible_cpu(cpu)
+		shedding |= kprof_guard_cpu(cpu, window_ns, budget);
+	kprof_guard_idx = (kprof_guard_idx + 1) % KPROF_GUARD_BUCKETS;
+
+	if (!shedding && !kprof_ctl_running()) {
+		/* nothing runs: no handler load until the next start */
+		for_each_possible_cpu(cpu)
+			per_cpu_ptr(&kprof_guard_state, cpu)->load_ppm = 0;
+		kprof_guard_idle = true;
+		return;
+	}
+again:
+	schedule_delayed_work(&kprof_guard_work,
+			      msecs_to_jiffies(KPROF_GUARD_TICK_MS));
+}
+
+/* Something started: watch it (a no-op while the work is queued). */
+void kprof_guard_kick(void)
+{
+	schedule_delayed_work(&kprof_guard_work,
+			      msecs_to_jiffies(KPROF_GUARD_TICK_MS));
+}
+
+/* ---- reporting ---- */
+
+void kprof_guard_stats(struct kprof_stats *st)
+{
+	unsigned int cpu;
+	int k;
+
+	for_each_possible_cpu(cpu) {
+		const struct kprof_guard_pcpu *g =
+			per_cpu_ptr(&kprof_guard_pcpu, cpu);
+		u32 load = READ_ONCE(per_cpu_ptr(&kprof_guard_state, cpu)->load_ppm);
+		unsigned int level = READ_ONCE(g->level);
+
+		for (k = 0; k < KPROF_COST_NR; k++) {
+			st->cost_ns[k] += READ_ONCE(g->ns[k]);
+			st->cost_calls[k] += READ_ONCE(g->calls[k]);
+		}
+		st->shed_stacks += READ_ONCE(g->shed_stacks[0]) +
+				   READ_ONCE(g->shed_stacks[1]);
+		st->shed_requests += READ_ONCE(g->shed_requests);
+		st->guard_level = max(st->guard_level, level);
+		st->guard_cpus += level != KPROF_GUARD_NONE;
+		st->load_ppm = max(st->load_ppm, load);
+	}
+	st->budget_ppm = READ_ONCE(kprof_budget_ppm);
+	for (k = 0; k < ARRAY_SIZE(kprof_guard_steps); k++)
+		st->guard_steps[k] = READ_ONCE(kprof_guard_steps[k]);
+	st->guard_recoveries = READ_ONCE(kprof_guard_recoveries);
+}
+
+int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
+{
+	const struct kprof_guard_pcpu *g;
+	unsigned int cpu = c->cpu;
+	int k;
+
+	if (c->level || c->load_ppm || c->sample_hz || c->online ||
+	    memchr_inv(c->cost_ns, 0, sizeof(c->cost_ns)) ||
+	    memchr_inv(c->cost_calls, 0, sizeof(c->cost_calls)) ||
+	    memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+		return -EINVAL;
+	if (cpu >= nr_cpu_ids)
+		return -EINVAL;
+	if (!cpu_possible(cpu))
+		return -ENODEV;
+	g = per_cpu_ptr(&kprof_guard_pcpu, cpu);
+	c->level = READ_ONCE(g->level);
+	c->load_ppm = READ_ONCE(per_cpu_ptr(&kprof_guard_state, cpu)->load_ppm);
+	c->online = cpu_online(cpu);
+	c->sample_hz = kprof_sample_cpu_hz(cpu);
+	for (k = 0; k < KPROF_COST_NR; k++) {
+		c->cost_ns[k] = READ_ONCE(g->ns[k]);
+		c->cost_calls[k] = READ_ONCE(g->calls[k]);
+	}
+	return 0;
+}
+
+/* After the device is gone: nothing can kick the work again. */
+void kprof_guard_exit(void)
+{
+	cancel_delayed_work_sync(&kprof_guard_work);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof reader: the module's own cost and its overhead guard (API 1.4),
+ * from struct kprof_stats and KPROF_IOC_GET_CPU_COST, for text and JSON.
+ */
+#ifndef KPROF_READER_COST_H
+#define KPROF_READER_COST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+#include <linux/kprof.h>
+
+/* Did the module fill the guard's fields of @st (API 1.4 or later)? */
+int kp_stats_have_guard(const struct kprof_stats *st);
+
+/* Total estimated handler time of @st, and its calls in *@calls. */
+uint64_t kp_cost_total(const struct kprof_stats *st, uint64_t *calls);
+
+/* "none", "no-stacks", "low-rate", "no-tcp", or "?". */
+const char *kp_guard_level_name(unsigned int level);
+
+/* A share in millionths as a percentage: "1%", "0.0123%". */
+char *kp_fmt_ppm(char *buf, size_t len, uint64_t ppm);
+
+/* {"sendmsg": {"ns": N, "calls": N}, ...} for the named kinds. */
+json_object *kp_json_cost(const __u64 *ns, const __u64 *calls);
+
+/* The guard's counters of @st (or of @b minus @a when @a is not NULL). */
+json_object *kp_json_guard(const struct kprof_stats *a,
+			   const struct kprof_stats *b);
+
+#endif
