@@ -949,6 +949,75 @@ TEST_F(fz, madvise_dontneed)
 	}
 }
 
+/*
+ * Any madvise() advice on any part of either kind of mapping: it
+ * succeeds or fails with a madvise(2) errno, and afterwards the region
+ * (as a fresh mapping shows it) is unchanged, whatever the process that
+ * gave the advice sees (the page, or SIGBUS for a page it dropped).
+ */
+TEST_F(fz, madvise_random)
+{
+	size_t sz = self->info.mmap_size;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t seed = seed_from_env() ^ 0xad51ce;
+	struct kprof_mmap_header before;
+	unsigned int i, bad = 0, bus = 0;
+	const void *ref;
+
+	ASSERT_EQ(0, map_errno(self->fd, sz, PROT_READ, MAP_SHARED, 0,
+			       (void **)&ref));
+	memcpy(&before, ref, sizeof(before));
+	rng_state = seed ? seed : 1;
+	ksft_print_msg("seed %" PRIu64 "\n", seed);
+	for (i = 0; i < 200; i++) {
+		int flags = rnd_below(2) ? MAP_SHARED : MAP_PRIVATE;
+		int advice = rnd_below(4) ? rnd_below(26) : (int)rnd_below(128);
+		size_t npg = sz / pg, first = rnd_below(npg);
+		size_t len = pg * (1 + rnd_below(npg - first));
+		int status;
+		pid_t pid;
+
+		/* never MADV_HWPOISON or MADV_SOFT_OFFLINE: root may */
+		if (advice == 100 || advice == 101)
+			advice = MADV_NORMAL;
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			volatile const uint8_t *p = mmap(NULL, sz, PROT_READ, flags,
+							 self->fd, 0);
+			int e;
+
+			if (p == MAP_FAILED)
+				_exit(10);
+			e = madvise((void *)(p + first * pg), len, advice) ?
+			    errno : 0;
+			if (e && e != EINVAL && e != EPERM && e != EAGAIN &&
+			    e != ENOMEM && e != EFAULT && e != EBUSY &&
+			    e != EACCES && e != EIO)
+				_exit(11);
+			if (e == EFAULT && advice != 23 /* POPULATE_WRITE */)
+				_exit(12);
+			/* one byte of every page the advice touched */
+			for (e = 0; (size_t)e < len / pg; e++)
+				(void)p[(first + e) * pg];
+			_exit(p[0] == 'F' ? 0 : 13);	/* magic, little end */
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) {
+			bus++;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (bad++ < 10)
+				fprintf(stderr, "# madvise(%s, +%zu pages, %zu pages, %d): status 0x%x\n",
+					flags == MAP_SHARED ? "shared" : "private",
+					first, (size_t)(len / pg), advice, status);
+		}
+		EXPECT_EQ(0, memcmp(&before, ref, sizeof(before)));
+	}
+	ksft_print_msg("200 madvise() calls, %u readers got SIGBUS\n", bus);
+	EXPECT_EQ(0, bad);
+	munmap((void *)ref, sz);
+}
+
 /* Random lengths, offsets, protections and flags. */
 TEST_F(fz, mmap_random)
 {
