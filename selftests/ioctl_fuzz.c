@@ -143,7 +143,7 @@ static int vfs_generic(unsigned int cmd)
 	unsigned int i;
 
 	/* the sizes of the FS_IOC_* numbers vary: compare type and nr */
-	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(generic); i++)
 		if (_IOC_TYPE(cmd) == _IOC_TYPE(generic[i]) &&
 		    _IOC_NR(cmd) == _IOC_NR(generic[i]))
 			return 1;
@@ -360,7 +360,7 @@ static int check_call(int fd, unsigned int cmd, void *arg, enum ptr_kind pk,
 	st->per_ptr[pk]++;
 	if (!e)
 		st->ok++;
-	else if (e < (int)(sizeof(st->err) / sizeof(st->err[0])))
+	else if (e < (int)(ARRAY_SIZE(st->err)))
 		st->err[e]++;
 
 	if (ret && ret != -1)
@@ -534,7 +534,7 @@ static int kmsg_clean(int fd)
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
-		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(bad); i++)
 			if (strstr(rec, bad[i])) {
 				fprintf(stderr, "# kernel: %s", rec);
 				clean = 0;
@@ -609,7 +609,7 @@ static void print_stats(const struct stats *st, FILE *log)
 	unsigned int i;
 
 	fprintf(log, "# %lu calls: %lu succeeded", st->calls, st->ok);
-	for (i = 1; i < sizeof(st->err) / sizeof(st->err[0]); i++)
+	for (i = 1; i < ARRAY_SIZE(st->err); i++)
 		if (st->err[i])
 			fprintf(log, ", %lu %s", st->err[i], strerror(i));
 	fprintf(log, "\n# pointers:");
@@ -643,7 +643,7 @@ TEST_F_TIMEOUT(fz, ioctls, 900)
 
 	for (nr = 0; nr < 256; nr++)
 		for (dir = 0; dir < 4; dir++)
-			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			for (s = 0; s < ARRAY_SIZE(sizes); s++)
 				do_one(self->fd, &self->a,
 				       _IOC(dir, KPROF_IOC_MAGIC, nr, sizes[s]),
 				       PTR_VALID, rnd_below(2) ? FILL_ZERO :
@@ -1046,10 +1046,18 @@ TEST_F(fz, mmap_random)
 		void *p;
 
 		switch (rnd_below(4)) {
-		case 0: len = rnd_below(sz + 2 * pg); break;
-		case 1: len = sz - rnd_below(3) + rnd_below(3); break;
-		case 2: len = (size_t)rnd() >> rnd_below(64); break;
-		default: len = pg * (1 + rnd_below(8)); break;
+		case 0:
+			len = rnd_below(sz + 2 * pg);
+			break;
+		case 1:
+			len = sz - rnd_below(3) + rnd_below(3);
+			break;
+		case 2:
+			len = (size_t)rnd() >> rnd_below(64);
+			break;
+		default:
+			len = pg * (1 + rnd_below(8));
+			break;
 		}
 		off = rnd_below(4) ? 0 : rnd_below(2) ? pg * rnd_below(4) :
 		      (off_t)(rnd() >> rnd_below(64));
