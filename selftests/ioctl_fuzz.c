@@ -28,6 +28,12 @@
 #define BUF_PAGES	4	/* room for the largest claimable struct */
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
 
+/*
+ * Diagnostics go to stderr: each test runs in a child of the harness,
+ * whose buffered stdout would be lost when it exits.
+ */
+#define note(fmt, ...)	fprintf(stderr, "# " fmt, ##__VA_ARGS__)
+
 /* --- a small, reproducible PRNG (xorshift64*) --- */
 
 static uint64_t rng_state;
@@ -637,7 +643,7 @@ TEST_F_TIMEOUT(fz, ioctls, 900)
 
 	ASSERT_EQ(0, arena_init(&self->a, self->fd, &self->info));
 	rng_state = seed ? seed : 1;
-	ksft_print_msg("seed %" PRIu64 " (KPROF_FUZZ_SEED=%" PRIu64 " replays), %lu random calls\n",
+	note("seed %" PRIu64 " (KPROF_FUZZ_SEED=%" PRIu64 " replays), %lu random calls\n",
 		       seed, seed, n);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
@@ -656,7 +662,7 @@ TEST_F_TIMEOUT(fz, ioctls, 900)
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	print_stats(&st, stderr);
-	ksft_print_msg("%.1f s, seed %" PRIu64 "\n",
+	note("%.1f s, seed %" PRIu64 "\n",
 		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		       seed);
 	arena_fini(&self->a);
@@ -675,7 +681,7 @@ TEST_F(fz, ioctls_unprivileged)
 	pid_t pid;
 
 	ASSERT_EQ(0, arena_init(&self->a, self->fd, &self->info));
-	ksft_print_msg("seed %" PRIu64 "\n", seed);
+	note("seed %" PRIu64 "\n", seed);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -938,10 +944,10 @@ TEST_F(fz, madvise_dontneed)
 		}
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		if (WIFSIGNALED(status))
-			ksft_print_msg("%s mapping after MADV_DONTNEED: signal %d\n",
+			note("%s mapping after MADV_DONTNEED: signal %d\n",
 				       i ? "private" : "shared", WTERMSIG(status));
 		else
-			ksft_print_msg("%s mapping after MADV_DONTNEED: exit %d\n",
+			note("%s mapping after MADV_DONTNEED: exit %d\n",
 				       i ? "private" : "shared",
 				       WEXITSTATUS(status));
 		EXPECT_TRUE((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
@@ -968,7 +974,7 @@ TEST_F(fz, madvise_random)
 			       (void **)&ref));
 	memcpy(&before, ref, sizeof(before));
 	rng_state = seed ? seed : 1;
-	ksft_print_msg("seed %" PRIu64 "\n", seed);
+	note("seed %" PRIu64 "\n", seed);
 	for (i = 0; i < 200; i++) {
 		int flags = rnd_below(2) ? MAP_SHARED : MAP_PRIVATE;
 		int advice = rnd_below(4) ? rnd_below(26) : (int)rnd_below(128);
@@ -1013,7 +1019,7 @@ TEST_F(fz, madvise_random)
 		}
 		EXPECT_EQ(0, memcmp(&before, ref, sizeof(before)));
 	}
-	ksft_print_msg("200 madvise() calls, %u readers got SIGBUS\n", bus);
+	note("200 madvise() calls, %u readers got SIGBUS\n", bus);
 	EXPECT_EQ(0, bad);
 	munmap((void *)ref, sz);
 }
@@ -1037,7 +1043,7 @@ TEST_F(fz, mmap_random)
 
 	ASSERT_EQ(0, statvfs(KPROF_TEST_DEV, &vfs));
 	rng_state = seed ? seed : 1;
-	ksft_print_msg("seed %" PRIu64 "\n", seed);
+	note("seed %" PRIu64 "\n", seed);
 	for (i = 0; i < 2000; i++) {
 		size_t len;
 		off_t off;
@@ -1084,7 +1090,7 @@ TEST_F(fz, mmap_random)
 					strerror(e));
 		}
 	}
-	ksft_print_msg("%lu of 2000 random mmaps succeeded\n", ok);
+	note("%lu of 2000 random mmaps succeeded\n", ok);
 	EXPECT_EQ(0, bad);
 }
 
