@@ -244,8 +244,12 @@ static void fill_valid(const struct cmd_desc *d, uint8_t *p, unsigned int size)
 	case KPROF_IOC_START:
 	case KPROF_IOC_STOP:
 	case KPROF_IOC_RESET:
-		/* mostly valid bits; RESET_STACKS while running is EBUSY */
-		u.ctl.what = rnd_below(8) ? rnd_below(4) : (uint32_t)rnd();
+		/*
+		 * Valid bits a quarter of the time: arming kprobes and
+		 * creating perf events is slow under TCG.  RESET_STACKS
+		 * while running is EBUSY.
+		 */
+		u.ctl.what = rnd_below(4) ? (uint32_t)rnd() : rnd_below(4);
 		if (!rnd_below(16))
 			u.ctl.reserved = rnd();
 		break;
@@ -265,7 +269,7 @@ static void fill_valid(const struct cmd_desc *d, uint8_t *p, unsigned int size)
 			u.cfg.lports[i] = rnd_below(32) ? 1 + rnd_below(65535) : 0;
 		}
 		/* sampling rates stay low: TCG runs this */
-		u.cfg.sample_hz = rnd_below(4) ? 0 : rnd_below(8) ?
+		u.cfg.sample_hz = rnd_below(8) ? 0 : rnd_below(4) ?
 				  1 + rnd_below(499) : rnd_below(20000);
 		u.cfg.cgroup_id = rnd_below(8) ? 0 : rnd_below(2) ? 1 : rnd();
 		if (!rnd_below(16))
@@ -275,7 +279,7 @@ static void fill_valid(const struct cmd_desc *d, uint8_t *p, unsigned int size)
 		break;
 	case KPROF_IOC_SNAPSHOT:
 		/* snapshots wait for a grace period: mostly refused ones */
-		if (rnd_below(4))
+		if (rnd_below(8))
 			((struct kprof_snapshot *)&u)->generation = 1 + rnd_below(7);
 		break;
 	case KPROF_IOC_GET_STACK:
@@ -331,6 +335,8 @@ static void fill(const struct cmd_desc *d, uint8_t *p, unsigned int size,
 /* --- one call and its verdict --- */
 
 struct stats {
+	double secs[NR_CMDS + 1][2];	/* by command (last: others), ok */
+	unsigned long n[NR_CMDS + 1][2];
 	unsigned long calls;
 	unsigned long ok;
 	unsigned long err[134];
@@ -358,10 +364,17 @@ static int check_call(int fd, unsigned int cmd, void *arg, enum ptr_kind pk,
 {
 	const struct cmd_desc *d = cmd_lookup(cmd);
 	int known = d && _IOC_DIR(cmd) == _IOC_DIR(d->cmd);
+	int k = known ? (int)(d - cmds) : NR_CMDS;
+	struct timespec t0, t1;
 	int ret, e;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = ioctl(fd, cmd, arg);
 	e = ret ? errno : 0;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	st->secs[k][!e] += (t1.tv_sec - t0.tv_sec) +
+			   (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	st->n[k][!e]++;
 	st->calls++;
 	st->per_ptr[pk]++;
 	if (!e)
@@ -621,6 +634,11 @@ static void print_stats(const struct stats *st, FILE *log)
 	fprintf(log, "\n# pointers:");
 	for (i = 0; i < PTR_KINDS; i++)
 		fprintf(log, " %s %lu", ptr_names[i], st->per_ptr[i]);
+	fprintf(log, "\n# time in the kernel, by command nr (0: not ours), failed/succeeded:");
+	for (i = 0; i <= NR_CMDS; i++)
+		fprintf(log, " %u: %.1fs/%lu %.1fs/%lu",
+			i < NR_CMDS ? _IOC_NR(cmds[i].cmd) : 0,
+			st->secs[i][0], st->n[i][0], st->secs[i][1], st->n[i][1]);
 	fprintf(log, "\n");
 }
 
