@@ -14,7 +14,7 @@ PKGS=(
 	busybox-static util-linux-extra kbd python3-requests python3-argcomplete
 	libkmod-dev libdw-dev libelf-dev libjson-c-dev libprotobuf-c-dev
 	protobuf-c-compiler protobuf-compiler golang-go zlib1g-dev
-	groff-base man-db
+	groff-base man-db clang libclang-rt-dev
 )
 VNG_SUITE=${KPROF_VNG_SUITE:-trixie}
 MIRROR=${KPROF_MIRROR:-http://deb.debian.org/debian}
