@@ -219,10 +219,13 @@ for name in $boot; do
 
 	cpus=2
 	t0=$(date +%s)
+	# Through a pipe: qemu opens its stdout and stderr again by path,
+	# truncating a regular file, and each opening writes at its own
+	# offset, so the kernel's messages would be overwritten.
 	"$vm/vng-run" "${boot_args[@]}" -c "$cpus" -m 2G -- \
 		"$guest_env KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
-		>"$out/console-$name.log" 2>&1
-	rc=$?
+		2>&1 | cat >"$out/console-$name.log"
+	rc=${PIPESTATUS[0]}
 	echo "  VM on $kver: $(($(date +%s) - t0)) s"
 	# the console has the kernel's messages too (vng --verbose): shown
 	# whole only when the VM did not come back
