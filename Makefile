@@ -15,20 +15,25 @@ VM := selftests/vm
 
 # The kernel matrix: booted by check-matrix, compiled by check.
 MATRIX := 6.1 5.10 6.12 sid
+# Booted by both check and check-matrix: Debian's 6.1 PREEMPT_RT kernel and
+# the debug kernel (selftests/vm/debug-kernel.sh: KASAN, lockdep, kmemleak,
+# no BTF), both with the kernel-splat checks.
+SAFETY := 6.1-rt debug
 
 PREFIX ?= /usr/local
 
 .PHONY: all module module-clean reader selftests deps check check-matrix \
-	vmcheck demo install install-module clean help
+	vmcheck vmcheck-debug demo install install-module clean help
 
 all: module reader
 
 help:
 	@echo "make              build kprofmod.ko (KVER=/KDIR= pick the kernel) and userspace/kprof"
 	@echo "make demo         build, boot a VM with the module, run the reader"
-	@echo "make check        quality gates, compile matrix, selftests booted on 6.1"
+	@echo "make check        quality gates, compile matrix, selftests booted on 6.1, 6.1-rt and the debug kernel"
 	@echo "make check-matrix make check, plus the selftests booted on every matrix kernel"
-	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX))"
+	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX) $(SAFETY))"
+	@echo "make vmcheck-debug  selftests booted on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make install      install the reader, the man pages and bash completion"
 	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
 	@echo "make deps         install build and test dependencies (Debian 12, root)"
@@ -75,13 +80,16 @@ deps:
 	@if [ "$$(id -u)" -ne 0 ]; then sudo $(VM)/setup-host.sh; else $(VM)/setup-host.sh; fi
 
 check: deps $(KSFT_DIR)/lib.mk
-	$(VM)/check.sh --gates --unit --compile "$(filter-out 6.1,$(MATRIX))" --boot 6.1
+	$(VM)/check.sh --gates --unit --compile "$(filter-out 6.1,$(MATRIX))" --boot "6.1 $(SAFETY)"
 
 check-matrix: deps $(KSFT_DIR)/lib.mk
-	$(VM)/check.sh --gates --unit --boot "$(MATRIX)"
+	$(VM)/check.sh --gates --unit --boot "$(MATRIX) $(SAFETY)"
 
 vmcheck: deps $(KSFT_DIR)/lib.mk
 	$(VM)/check.sh --boot "$(KVER)"
+
+vmcheck-debug: deps $(KSFT_DIR)/lib.mk
+	$(VM)/check.sh --boot debug
 
 demo: deps
 	$(VM)/demo.sh

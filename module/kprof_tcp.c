@@ -199,6 +199,18 @@ static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 
 /* ---- the handlers (preemption off; never sleep, never allocate) ---- */
 
+/*
+ * The probes' clock.  A kprobe's int3 handler runs in NMI-like context:
+ * ktime_get_ns() there takes the timekeeper's seqcount, which lockdep
+ * reports as an inconsistent lock state and which would spin forever if
+ * the probe hit while this CPU updates the timekeeper.  The fast
+ * accessor is NMI-safe and reads the same CLOCK_MONOTONIC.
+ */
+static u64 kprof_tcp_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
 static void kprof_tcp_send(struct sock *sk)
 {
 	const struct kprof_config *c = rcu_dereference_sched(kprof_cfg);
@@ -219,7 +231,7 @@ static void kprof_tcp_send(struct sock *sk)
 		return;
 	}
 	WRITE_ONCE(f->role, role);
-	cmpxchg(&f->start_ns, 0, ktime_get_ns() ?: 1);
+	cmpxchg(&f->start_ns, 0, kprof_tcp_now() ?: 1);
 }
 
 static void kprof_tcp_connect(struct sock *sk)
@@ -244,7 +256,7 @@ static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
 	start = xchg(&f->start_ns, 0);
 	if (!start)
 		return;
-	now = ktime_get_ns();
+	now = kprof_tcp_now();
 	now = now > start ? now - start : 0;
 
 	c = rcu_dereference_sched(kprof_cfg);

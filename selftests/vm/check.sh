@@ -9,7 +9,12 @@
 #             no groff or man warning in the manual pages
 # --compile   W=1 build, no warnings allowed, for each named kernel
 # --boot      per named kernel: W=1 build, DKMS build + install, then boot it
-#             with virtme-ng and run the selftests and the DKMS modprobe test
+#             with virtme-ng and run the selftests and the DKMS modprobe test.
+#             The name "debug" is the debug kernel (debug-kernel.sh: KASAN,
+#             lockdep, kmemleak; built from linux-source-6.1, no DKMS); on it
+#             and on 6.1-rt the console must also be free of kernel splats
+#             (see splat_check), and on the debug kernel kmemleak must find
+#             nothing after the suite.
 #
 # Every step is recorded as TAP under build/results/; the last line printed
 # is tap-summary's `N passed, N failed`, and the exit status is non-zero on
@@ -21,6 +26,7 @@ vm=$proj/selftests/vm
 out=$proj/build/results
 checkpatch=$proj/build/checkpatch/checkpatch.pl
 ks=$vm/kernel.sh
+dk=$vm/debug-kernel.sh
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
 
 gates=0 unit=0 compile='' boot=''
@@ -56,10 +62,17 @@ tap()
 # Build the module for NAME with W=1; fails on any warning.
 build_module()
 {
-	local name=$1 log=$out/build-$1.log
-	"$ks" make "$name" module-clean >/dev/null 2>&1
-	"$ks" make "$name" module W=1 >"$log" 2>&1
-	local rc=$?
+	local name=$1 log=$out/build-$1.log rc kdir
+	if [ "$name" = debug ]; then
+		kdir=$("$dk" kdir) || return 1
+		make module-clean KDIR="$kdir" >/dev/null 2>&1
+		make module KDIR="$kdir" W=1 >"$log" 2>&1
+		rc=$?
+	else
+		"$ks" make "$name" module-clean >/dev/null 2>&1
+		"$ks" make "$name" module W=1 >"$log" 2>&1
+		rc=$?
+	fi
 	if [ $rc -ne 0 ] || grep -E 'warning:|error:' "$log"; then
 		tail -n 20 "$log"
 		return 1
@@ -71,6 +84,28 @@ dkms_in()
 	local name=$1
 	shift
 	"$ks" run "$name" -- dkms "$@"
+}
+
+# splat_check NAME CONSOLE: one TAP result per kind of kernel splat, each
+# failing when the guest's console (the kernel's messages at loglevel 5:
+# errors and warnings) shows one.  Lockdep's reports all begin "WARNING:"
+# or "BUG:"; they are counted first on their own.
+splat_check()
+{
+	local name=$1 log=$2 f=vm-$1 kind re hits
+	for kind in \
+		"KASAN report|BUG: KASAN" \
+		"lockdep report|WARNING: (possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|possible irq lock inversion|bad unlock balance|held lock freed|lock held when returning)|BUG: (held lock freed|bad unlock balance|MAX_LOCK)|INFO: possible (recursive|irq)" \
+		"sleeping in atomic context|BUG: (sleeping function called from invalid context|scheduling while atomic|workqueue leaked lock|using smp_processor_id\(\) in preemptible)" \
+		"\"BUG:\" of any kind|BUG:" \
+		"\"WARNING:\" of any kind|WARNING:" \
+		"oops, panic or stall|Oops|Kernel panic|general protection fault|rcu_.*self-detected stall|soft lockup|hung_task"; do
+		re=${kind#*|}
+		hits=$(grep -aE "$re" "$log" | head -n 20)
+		[ -z "$hits" ] || printf '%s\n' "$hits"
+		tap "$f" "$( [ -z "$hits" ]; echo $?)" \
+			"no ${kind%%|*} on the console of $name"
+	done
 }
 
 dkms_clean()
@@ -142,33 +177,56 @@ done
 
 for name in $boot; do
 	echo "== boot $name"
-	if ! "$ks" fetch "$name" >"$out/fetch-$name.log" 2>&1; then
-		tail -n 20 "$out/fetch-$name.log"
-		tap "vm-$name" 1 "fetch kernel $name"
-		continue
-	fi
-	kver=$("$ks" kver "$name")
+	if [ "$name" = debug ]; then
+		# the debug kernel: no DKMS (its build tree is no installed
+		# kernel); 2G for KASAN; TCG is slow with it: more time
+		t0=$(date +%s)
+		if ! "$dk" build >"$out/fetch-$name.log" 2>&1; then
+			tail -n 20 "$out/fetch-$name.log"
+			tap "vm-$name" 1 "build the debug kernel"
+			continue
+		fi
+		cat "$out/fetch-$name.log"
+		kver=$("$dk" kver)
+		tap "vm-$name" 0 "debug kernel $kver built or cached ($(($(date +%s) - t0)) s)"
+		boot_args=(-i "$("$dk" image)" -t 3600)
+		guest_env="KPROF_DEBUG_KERNEL=1 KPROF_KMEMLEAK=1"
+	else
+		if ! "$ks" fetch "$name" >"$out/fetch-$name.log" 2>&1; then
+			tail -n 20 "$out/fetch-$name.log"
+			tap "vm-$name" 1 "fetch kernel $name"
+			continue
+		fi
+		kver=$("$ks" kver "$name")
+		boot_args=(-k "$kver")
+		guest_env="KPROF_DKMS=1"
 
-	# DKMS first (it builds from its own copy of the tree), then the module
-	# the selftests insmod from the work tree.
-	dkms_clean "$name"
-	dlog=$out/dkms-$name.log
-	{ dkms_in "$name" add "$proj" &&
-	  dkms_in "$name" build "kprofmod/$version" -k "$kver" &&
-	  dkms_in "$name" install "kprofmod/$version" -k "$kver" --force; } >"$dlog" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] || tail -n 20 "$dlog"
-	tap "vm-$name" $rc "dkms add, build and install for $kver"
+		# DKMS first (it builds from its own copy of the tree), then
+		# the module the selftests insmod from the work tree.
+		dkms_clean "$name"
+		dlog=$out/dkms-$name.log
+		{ dkms_in "$name" add "$proj" &&
+		  dkms_in "$name" build "kprofmod/$version" -k "$kver" &&
+		  dkms_in "$name" install "kprofmod/$version" -k "$kver" --force; } >"$dlog" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] || tail -n 20 "$dlog"
+		tap "vm-$name" $rc "dkms add, build and install for $kver"
+	fi
 
 	build_module "$name"
 	tap "vm-$name" $? "module builds with W=1 and no warnings on $kver"
 	make -s selftests >/dev/null 2>&1
 
 	cpus=2
-	"$vm/vng-run" -k "$kver" -c "$cpus" -m 2G -- \
-		"KPROF_DKMS=1 KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
-		>"$out/console-$name.log" 2>&1
-	rc=$?
+	t0=$(date +%s)
+	# Through a pipe: qemu opens its stdout and stderr again by path,
+	# truncating a regular file, and each opening writes at its own
+	# offset, so the kernel's messages would be overwritten.
+	"$vm/vng-run" "${boot_args[@]}" -c "$cpus" -m 2G -- \
+		"$guest_env KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
+		2>&1 | cat >"$out/console-$name.log"
+	rc=${PIPESTATUS[0]}
+	echo "  VM on $kver: $(($(date +%s) - t0)) s"
 	# the console has the kernel's messages too (vng --verbose): shown
 	# whole only when the VM did not come back
 	if [ "$rc" -eq 0 ] && [ -f "$out/guest-$name.tap" ]; then
@@ -177,8 +235,11 @@ for name in $boot; do
 		tail -n 150 "$out/console-$name.log"
 	fi
 	tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
+	case $name in
+	debug|6.1-rt) splat_check "$name" "$out/console-$name.log" ;;
+	esac
 
-	dkms_clean "$name"
+	[ "$name" = debug ] || dkms_clean "$name"
 done
 
 echo "== summary"

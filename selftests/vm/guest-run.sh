@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the test VM (through vng-run): the kselftest suite, then,
-# with KPROF_DKMS=1, the check that the DKMS-installed module modprobes.
-# Prints TAP; the host counts it with tap-summary.
+# with KPROF_DKMS=1, the check that the DKMS-installed module modprobes,
+# and with KPROF_KMEMLEAK=1 (the debug kernel), a kmemleak scan after the
+# suite and the module's unload.  Prints TAP; the host counts it with
+# tap-summary.
 set -u
 proj=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$proj" || exit 1
@@ -21,10 +23,12 @@ ksft=$proj/build/ksft/kprofmod
 : >"$tap"
 {
 	echo "# guest kernel $(uname -r), $(nproc) CPU(s)"
+	[ "${KPROF_KMEMLEAK:-0}" != 1 ] || selftests/vm/kmemleak-guest.sh start
 	make -s -C "$ksft" run_tests KPROF_UAPI="$proj/uapi" OUTPUT="$ksft"
 	if [ "${KPROF_DKMS:-0}" = 1 ]; then
 		selftests/vm/dkms-guest.sh
 	fi
+	[ "${KPROF_KMEMLEAK:-0}" != 1 ] || selftests/vm/kmemleak-guest.sh end
 } >>"$tap" 2>&1
 cat "$tap"
 [ -z "${KPROF_TAP:-}" ] || cp "$tap" "$KPROF_TAP"

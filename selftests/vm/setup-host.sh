@@ -9,6 +9,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential gcc-multilib pkg-config kmod xz-utils perl python3 file rsync
+	flex bison bc
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	sparse dkms debootstrap qemu-system-x86 iproute2 util-linux
 	busybox-static util-linux-extra kbd python3-requests python3-argcomplete
