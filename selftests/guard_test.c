@@ -29,6 +29,18 @@ static int write_budget(const char *v)
 	return ret;
 }
 
+/* The budget in effect, as sysfs shows it, without its newline. */
+static void read_budget(char *buf, size_t len)
+{
+	int fd = open(BUDGET_PARAM, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 static int cpu_cost(int fd, unsigned int cpu, struct kprof_cpu_cost *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -111,6 +123,7 @@ static int configure(int fd, uint64_t threshold_ns)
 FIXTURE(guard) {
 	int fd;
 	struct export ex;
+	char saved[32];		/* the budget before the test */
 };
 
 FIXTURE_SETUP(guard)
@@ -125,13 +138,14 @@ FIXTURE_SETUP(guard)
 		SKIP(return, "module without the overhead guard");
 	ASSERT_EQ(0, export_map(self->fd, &self->ex));
 	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	read_budget(self->saved, sizeof(self->saved));
 	ASSERT_EQ(0, write_budget("10000"));
 }
 
 FIXTURE_TEARDOWN(guard)
 {
 	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
-	write_budget("10000");
+	write_budget(self->saved[0] ? self->saved : "10000");
 	configure(self->fd, MS_NS);
 	export_unmap(&self->ex);
 	close(self->fd);

@@ -21,18 +21,23 @@
 
 #define KPROF_TEST_DEV "/dev/" KPROF_DEVICE_NAME
 
-/* Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe. */
+/*
+ * Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe,
+ * with the module parameters in $KPROF_LOAD_PARAMS.
+ */
 static inline int kprof_test_load(void)
 {
-	const char *ko = getenv("KPROF_KO");
-	char cmd[PATH_MAX + 16];
+	const char *ko = getenv("KPROF_KO"), *par = getenv("KPROF_LOAD_PARAMS");
+	char cmd[PATH_MAX + 256];
 
 	if (access(KPROF_TEST_DEV, F_OK) == 0)
 		return 0;
+	if (!par)
+		par = "";
 	if (ko && *ko)
-		snprintf(cmd, sizeof(cmd), "insmod '%s'", ko);
+		snprintf(cmd, sizeof(cmd), "insmod '%s' %s", ko, par);
 	else
-		snprintf(cmd, sizeof(cmd), "modprobe kprofmod");
+		snprintf(cmd, sizeof(cmd), "modprobe kprofmod %s", par);
 	if (system(cmd) != 0)
 		return -1;
 	return access(KPROF_TEST_DEV, F_OK);

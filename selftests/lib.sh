@@ -7,7 +7,8 @@ KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
 
-# $KPROF_KO: the module to insmod (else modprobe kprofmod);
+# $KPROF_KO: the module to insmod (else modprobe kprofmod), with the
+# parameters in $KPROF_LOAD_PARAMS;
 # $KPROF_BIN: the reader (else kprof from $PATH).
 KP_DIR=$(cd "$(dirname "$0")" && pwd)
 KPROF_KO=${KPROF_KO:-}
@@ -69,9 +70,11 @@ kp_load()
 {
 	kp_is_loaded && return 0
 	if [ -n "$KPROF_KO" ]; then
-		insmod "$KPROF_KO" "$@"
+		# shellcheck disable=SC2086
+		insmod "$KPROF_KO" ${KPROF_LOAD_PARAMS:-} "$@"
 	else
-		modprobe kprofmod "$@"
+		# shellcheck disable=SC2086
+		modprobe kprofmod ${KPROF_LOAD_PARAMS:-} "$@"
 	fi
 }
 
