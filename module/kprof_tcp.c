@@ -272,11 +272,7 @@ static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
 
 static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!READ_ONCE(kprof_running))
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
+	u64 t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
 
 	kprof_tcp_send((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_SENDMSG, t0);
@@ -285,11 +281,7 @@ static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
 
 static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!READ_ONCE(kprof_running))
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_CONNECT);
+	u64 t0 = kprof_guard_begin(KPROF_COST_CONNECT);
 
 	kprof_tcp_connect((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CONNECT, t0);
@@ -298,11 +290,7 @@ static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 
 static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!READ_ONCE(kprof_running))
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_RECV);
+	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((int)kprof_probe_arg(regs, 1) > 0)
 		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
@@ -313,11 +301,7 @@ static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!READ_ONCE(kprof_running))
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_CLOSE);
+	u64 t0 = kprof_guard_begin(KPROF_COST_CLOSE);
 
 	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CLOSE, t0);
@@ -327,8 +311,6 @@ static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
-	if (!READ_ONCE(kprof_running))
-		return 1;	/* no return probe for this call */
 	*(struct sock **)ri->data = (struct sock *)kprof_probe_arg(regs, 0);
 	return 0;
 }
@@ -336,11 +318,7 @@ static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
 static int kprof_recvmsg_ret(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!READ_ONCE(kprof_running))
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_RECV);
+	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((long)regs_return_value(regs) > 0)
 		kprof_tcp_complete(*(struct sock **)ri->data, 0);
@@ -425,12 +403,38 @@ bool kprof_tcp_start_possible(void)
 				  KPROF_ATTACH_TCP_DESTROY_SOCK));
 }
 
+static void kprof_tcp_set_enabled(bool on)
+{
+	int i, n = ARRAY_SIZE(kprof_kps);
+
+	/* enable cleanup first; disable request starts first */
+	for (i = 0; i < n; i++) {
+		struct kprobe *kp = kprof_kps[on ? i : n - 1 - i];
+
+		if (!(kprof_attached & kprof_kp_bits[on ? i : n - 1 - i]))
+			continue;
+		if (on)
+			enable_kprobe(kp);
+		else
+			disable_kprobe(kp);
+	}
+	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET) {
+		if (on)
+			enable_kretprobe(&kprof_krp_recvmsg);
+		else
+			disable_kretprobe(&kprof_krp_recvmsg);
+	}
+}
+
 /* Caller serialises start, stop and config. */
 int kprof_tcp_start(void)
 {
 	if (!kprof_tcp_start_possible())
 		return -EOPNOTSUPP;
-	WRITE_ONCE(kprof_running, true);
+	if (kprof_running)
+		return 0;
+	kprof_tcp_set_enabled(true);
+	kprof_running = true;
 	return 0;
 }
 
@@ -438,12 +442,13 @@ void kprof_tcp_stop(void)
 {
 	if (!kprof_running)
 		return;
-	WRITE_ONCE(kprof_running, false);
+	kprof_tcp_set_enabled(false);
 	kprof_wait_handlers();
 	/* nothing can see the table now: requests in flight are forgotten */
 	memset(kprof_flights, 0, array_size(kprof_inflight_max,
 					    sizeof(*kprof_flights)));
 	atomic_set(&kprof_nr_flights, 0);
+	kprof_running = false;
 }
 
 /*
@@ -527,18 +532,8 @@ int kprof_tcp_init(void)
 	c->threshold_ns = NSEC_PER_MSEC;
 	RCU_INIT_POINTER(kprof_cfg, c);
 
-	/*
-	 * The probes are armed once, here, and stay armed until unload;
-	 * START and STOP only flip kprof_running, which every handler checks
-	 * first.  Arming and disarming patches the probed functions' entry
-	 * while other CPUs may be running them; doing that on every START
-	 * and STOP exposed the patching window far more often (under TCG a
-	 * CPU was seen to take the transient int3 after the patch completed,
-	 * and kprobes then single-stepped a probe that has no instruction
-	 * slot).  The price: while loaded and stopped, each probed call costs
-	 * one probe hit that returns at once.
-	 */
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
+		kprof_kps[i]->flags = KPROBE_FLAG_DISABLED;
 		ret = register_kprobe(kprof_kps[i]);
 		if (ret) {
 			pr_info("cannot probe %s (%d)\n",
@@ -549,6 +544,7 @@ int kprof_tcp_init(void)
 	}
 	if (!(kprof_attached & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
 				KPROF_ATTACH___TCP_CLEANUP_RBUF))) {
+		kprof_krp_recvmsg.kp.flags = KPROBE_FLAG_DISABLED;
 		if (!register_kretprobe(&kprof_krp_recvmsg))
 			kprof_attached |= KPROF_ATTACH_TCP_RECVMSG_RET;
 	}
