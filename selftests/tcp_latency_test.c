@@ -567,17 +567,20 @@ TEST_F(tcp, mmap_rules)
 	EXPECT_EQ(EPERM, WEXITSTATUS(status));
 }
 
+/* Reload with @params after those of $KPROF_LOAD_PARAMS. */
 static int reload(const char *params)
 {
-	const char *ko = getenv("KPROF_KO");
-	char cmd[512];
+	const char *ko = getenv("KPROF_KO"), *par = getenv("KPROF_LOAD_PARAMS");
+	char cmd[768];
 
 	if (system("rmmod kprofmod 2>/dev/null; true"))
 		return -1;
+	if (!par)
+		par = "";
 	if (ko && *ko)
-		snprintf(cmd, sizeof(cmd), "insmod '%s' %s", ko, params);
+		snprintf(cmd, sizeof(cmd), "insmod '%s' %s %s", ko, par, params);
 	else
-		snprintf(cmd, sizeof(cmd), "modprobe kprofmod %s", params);
+		snprintf(cmd, sizeof(cmd), "modprobe kprofmod %s %s", par, params);
 	return system(cmd) ? -1 : 0;
 }
 
