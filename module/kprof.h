@@ -23,6 +23,7 @@ extern unsigned int kprof_inflight_max;
 extern unsigned int kprof_strings_kb;
 extern unsigned int kprof_cpu_samples;
 extern unsigned int kprof_sample_rows_max;
+extern unsigned int kprof_endpoints;	/* KPROF_ENDPOINTS_* */
 
 /* kprof_dev.c: the /dev/kprof misc device and its ioctl dispatch. */
 int kprof_dev_init(void);
