@@ -60,7 +60,7 @@ TEST_F(dev, get_info_contents)
 	EXPECT_EQ((unsigned int)sysconf(_SC_NPROCESSORS_ONLN),
 		  info.nr_online_cpus);
 	EXPECT_EQ(0, info.reserved0);
-	EXPECT_EQ(0, info.reserved1);
+	EXPECT_GE(KPROF_ENDPOINTS_HASH, info.endpoints);
 	EXPECT_TRUE(info.features & KPROF_FEAT_TCP_LATENCY);
 	EXPECT_TRUE(info.attach & KPROF_ATTACH_TCP_SENDMSG);
 	EXPECT_TRUE(info.attach & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
@@ -159,6 +159,13 @@ TEST_F(dev, size_field_disagrees_with_cmd_einval)
 TEST_F(dev, reserved_nonzero_einval)
 {
 	struct kprof_info info = { .size = sizeof(info), .reserved0 = 1 };
+
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+}
+
+TEST_F(dev, endpoints_nonzero_on_input_einval)
+{
+	struct kprof_info info = { .size = sizeof(info), .endpoints = 1 };
 
 	EXPECT_EQ(EINVAL, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
 }
