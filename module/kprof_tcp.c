@@ -221,7 +221,7 @@ static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 		else if (ipv6_addr_v4mapped(&ep.a))
 			ep.a.s6_addr[15] = 0;			/* its IPv4 /24 */
 		else
-			ep.a.s6_addr32[2] = ep.a.s6_addr32[3] = 0; /* /64 */
+			memset(&ep.a.s6_addr[8], 0, 8);		/* /64 */
 		break;
 	case KPROF_ENDPOINTS_HASH:
 		key->family |= KPROF_RADDR_HASH;
