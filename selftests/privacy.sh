@@ -43,15 +43,26 @@ R=$tmp/r
 mkdir "$R"
 K=$KPROF_BIN
 T="--threshold 0"
-$K top -i 1 -n 2 $T --no-color >"$R/top.txt" 2>&1 &&
-$K top -i 1 -n 2 $T --json >"$R/top.json" 2>&1 &&
-$K top -q -i 1 -n 2 $T --prometheus "$R/top.prom" >"$R/prom.out" 2>&1 &&
-$K record -d 2 $T -o "$R/rec.folded" >"$R/rec1.out" 2>&1 &&
-$K record -d 2 $T -o "$R/rec.pb.gz" --format pprof >"$R/rec2.out" 2>&1 &&
-$K record -d 2 $T -o "$R/rec.json" --format json >"$R/rec3.out" 2>&1 &&
-$K report -d 2 $T --no-color >"$R/report.txt" 2>&1 &&
-$K report -d 2 $T --json >"$R/report.json" 2>&1
-tap_result $? "top, top --json, --prometheus, record (3 formats), report (2) run"
+# rd OUT CMD...: run a reader command, output to OUT; say why it failed
+rd()
+{
+	rd_out=$1
+	shift
+	"$@" >"$rd_out" 2>&1 && return 0
+	tap_diag "failed ($?): $*"
+	sed 's/^/#   /' "$rd_out" | head -n 5
+	return 1
+}
+rdfail=0
+rd "$R/top.txt" $K top -i 1 -n 2 $T --no-color || rdfail=1
+rd "$R/top.json" $K top -i 1 -n 2 $T --json || rdfail=1
+rd "$R/prom.out" $K top -q -i 1 -n 2 $T --prometheus "$R/top.prom" || rdfail=1
+rd "$R/rec1.out" $K record -d 2 $T -o "$R/rec.folded" || rdfail=1
+rd "$R/rec2.out" $K record -d 2 $T -o "$R/rec.pb.gz" --format pprof || rdfail=1
+rd "$R/rec3.out" $K record -d 2 $T -o "$R/rec.json" --format json || rdfail=1
+rd "$R/report.txt" $K report -d 2 $T --no-color || rdfail=1
+rd "$R/report.json" $K report -d 2 $T --json || rdfail=1
+tap_result $rdfail "top, top --json, --prometheus, record (3 formats), report (2) run"
 kill "$pw"
 wait "$pw" 2>/dev/null
 pw=
@@ -61,18 +72,25 @@ print(" ".join(sorted({str(r["stack_id"]) for r in o["tcp"] if r["stack_id"]})))
 	"$R/rec.json")
 tap_diag "stacks of the requests: $ids"
 tap_check "requests were recorded with their stacks" test -n "$ids"
+rdfail=0
 # shellcheck disable=SC2086
-$K stacks $ids >"$R/stacks.txt" 2>&1 &&
-$K stacks --json $ids >"$R/stacks.json" 2>&1 &&
-$K status --json >"$R/status.json" 2>&1 &&
-$K status >"$R/status.txt" 2>&1 &&
-$K info >"$R/info.txt" 2>&1
-tap_result $? "stacks (text, JSON), status (text, JSON), info run"
+rd "$R/stacks.txt" $K stacks $ids || rdfail=1
+# shellcheck disable=SC2086
+rd "$R/stacks.json" $K stacks --json $ids || rdfail=1
+rd "$R/status.json" $K status --json || rdfail=1
+rd "$R/status.txt" $K status || rdfail=1
+rd "$R/info.txt" $K info || rdfail=1
+tap_result $rdfail "stacks (text, JSON), status (text, JSON), info run"
 tap_check "record --format pprof wrote the latency profile too" \
 	test -s "$R/rec.pb.gz.latency.pb.gz"
 dmesg | tail -n +"$((mark + 1))" >"$R/dmesg.txt"
 tap_diag "$(ls "$R" | wc -l) outputs: $(ls "$R" | tr '\n' ' ')"
-tap_check "no marker in any reader output or in dmesg" $SCAN scan "$R"/*
+# named one by one: a missing output fails the scan
+tap_check "no marker in any reader output or in dmesg" $SCAN scan \
+	"$R/top.txt" "$R/top.json" "$R/top.prom" "$R/rec.folded" \
+	"$R/rec.pb.gz" "$R/rec.pb.gz.latency.pb.gz" "$R/rec.json" \
+	"$R/report.txt" "$R/report.json" "$R/stacks.txt" "$R/stacks.json" \
+	"$R/status.json" "$R/status.txt" "$R/info.txt" "$R/dmesg.txt"
 tap_check "full: kprof info and status say endpoints full" \
 	sh -c "grep -q '^  endpoints: full' '$R/info.txt' &&
 	       grep -q '^  endpoints:  full' '$R/status.txt' &&
