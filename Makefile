@@ -74,7 +74,7 @@ $(KSFT_DIR)/lib.mk $(CHECKPATCH) &:
 KSFT_KPROF := $(KSFT_DIR)/kprofmod
 selftests: $(KSFT_DIR)/lib.mk reader
 	rm -rf $(KSFT_KPROF) && mkdir -p $(KSFT_KPROF)
-	cp selftests/Makefile selftests/settings selftests/*.[ch] selftests/*.sh $(KSFT_KPROF)/
+	cp selftests/Makefile selftests/settings selftests/*.[ch] selftests/*.sh selftests/*.py $(KSFT_KPROF)/
 	$(MAKE) -C $(KSFT_KPROF) KPROF_UAPI=$(CURDIR)/uapi OUTPUT=$(KSFT_KPROF)
 
 deps:

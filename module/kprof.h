@@ -25,6 +25,7 @@ extern unsigned int kprof_cpu_samples;
 extern unsigned int kprof_sample_rows_max;
 /* Writable while loaded; read with READ_ONCE(). */
 extern unsigned int kprof_budget_ppm;
+extern unsigned int kprof_endpoints;	/* KPROF_ENDPOINTS_* */
 
 /* kprof_dev.c: the /dev/kprof misc device and its ioctl dispatch. */
 int kprof_dev_init(void);

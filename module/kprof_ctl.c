@@ -47,6 +47,7 @@ void kprof_ctl_info(struct kprof_info *info)
 	info->tcp_rows_max = kprof_tcp_rows_max;
 	info->stacks_max = kprof_stacks_max;
 	info->inflight_max = kprof_inflight_max;
+	info->endpoints = kprof_endpoints;
 }
 
 /*

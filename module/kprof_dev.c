@@ -38,7 +38,7 @@ static long kprof_ioc_get_info(void *arg)
 {
 	struct kprof_info *info = arg;
 
-	if (info->reserved0 || info->reserved1)
+	if (info->reserved0 || info->endpoints)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	info->api_major = KPROF_API_MAJOR;

@@ -14,6 +14,7 @@
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/module.h>
+#include <linux/string.h>
 #include <linux/stringify.h>
 
 #include "kprof.h"
@@ -95,6 +96,40 @@ static struct kprof_uint_param kprof_param_budget = { &kprof_budget_ppm, 0, 1000
 module_param_cb(budget_ppm, &kprof_uint_ops, &kprof_param_budget, 0644);
 MODULE_PARM_DESC(budget_ppm, "handler time allowed per CPU in millionths, default 10000 = 1% (0 = no guard, ..1000000)");
 
+/* Endpoint privacy: KPROF_ENDPOINTS_*, see uapi/linux/kprof.h. */
+unsigned int kprof_endpoints = KPROF_ENDPOINTS_FULL;
+
+static const char * const kprof_endpoints_names[] = {
+	[KPROF_ENDPOINTS_FULL] = "full",
+	[KPROF_ENDPOINTS_PREFIX] = "prefix",
+	[KPROF_ENDPOINTS_HASH] = "hash",
+};
+
+static int kprof_endpoints_set(const char *arg, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(kprof_endpoints_names, arg);
+
+	if (i < 0) {
+		pr_err("%s=%s: expected full, prefix or hash\n", kp->name, arg);
+		return -EINVAL;
+	}
+	kprof_endpoints = i;
+	return 0;
+}
+
+static int kprof_endpoints_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%s\n", kprof_endpoints_names[kprof_endpoints]);
+}
+
+static const struct kernel_param_ops kprof_endpoints_ops = {
+	.set = kprof_endpoints_set,
+	.get = kprof_endpoints_get,
+};
+
+module_param_cb(endpoints, &kprof_endpoints_ops, NULL, 0444);
+MODULE_PARM_DESC(endpoints, "remote addresses: full, prefix (IPv4 /24, IPv6 /64) or hash (keyed per load), default full");
+
 static int __init kprof_init(void)
 {
 	int ret;
@@ -116,9 +151,9 @@ static int __init kprof_init(void)
 	if (ret)
 		goto err_tcp;
 
-	pr_info("version %s (API %u.%u) loaded, attach 0x%x\n",
+	pr_info("version %s (API %u.%u) loaded, attach 0x%x, endpoints %s\n",
 		KPROF_MODULE_VERSION, KPROF_API_MAJOR, KPROF_API_MINOR,
-		kprof_tcp_attach());
+		kprof_tcp_attach(), kprof_endpoints_names[kprof_endpoints]);
 	return 0;
 
 err_tcp:

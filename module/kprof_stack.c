@@ -155,7 +155,8 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 		if (kprof_copy_from_user_nofault(frame, (void __user *)fp,
 						 sizeof(frame)))
 			break;
-		if (!frame[1])
+		/* a "return address" outside user space is garbage */
+		if (!frame[1] || frame[1] >= TASK_SIZE_MAX)
 			break;
 		ips[n++] = frame[1];
 		/* frames live at increasing addresses; anything else ends it */
@@ -279,6 +280,9 @@ void kprof_stack_fill(const struct kprof_stack_entry *e, u32 id,
 /*
  * Resolve a stack's kernel frames to "symbol+0xoff/0xsize [module]"
  * strings, once per stack.  Process context, serialised by the caller.
+ * sprint_symbol() prints the raw address of a frame it finds no symbol
+ * for (e.g. JIT code): that becomes "[unknown]", so no kernel address
+ * ever leaves the module.
  */
 int kprof_stack_ksyms(struct kprof_stack_entry *e)
 {
@@ -296,6 +300,8 @@ int kprof_stack_ksyms(struct kprof_stack_entry *e)
 		ssize_t n;
 
 		sprint_symbol(sym, e->ips[i]);
+		if (!strncmp(sym, "0x", 2))
+			strscpy(sym, "[unknown]", sizeof(sym));
 		n = strscpy(buf + len, sym, KPROF_KSYM_LEN);
 		len += (n < 0 ? KPROF_KSYM_LEN - 1 : n) + 1;
 	}

@@ -21,12 +21,15 @@
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <net/sock.h>
 #include <net/inet_sock.h>
+#include <net/ipv6.h>
 
 #include "kprof.h"
 #include "compat/kprof_compat_cgroup.h"
@@ -185,16 +188,49 @@ static bool kprof_sk_wanted(const struct kprof_config *c, const struct sock *sk,
 	return true;
 }
 
+/* Key of KPROF_ENDPOINTS_HASH, drawn at load and never exported. */
+static siphash_key_t kprof_ep_key;
+
+/*
+ * The remote endpoint of a completed request, already in the form the
+ * endpoints parameter asks for: in the prefix and hash modes the full
+ * address exists only in the socket and on this stack, never in a table.
+ */
 static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 {
+	struct {
+		struct in6_addr a;
+		u32 family;
+	} ep = { .family = sk->sk_family };
+	u64 h;
+
 	key->family = sk->sk_family;
 	key->rport = ntohs(sk->sk_dport);
 	if (sk->sk_family == AF_INET)
-		memcpy(key->raddr, &sk->sk_daddr, sizeof(sk->sk_daddr));
+		memcpy(&ep.a, &sk->sk_daddr, sizeof(sk->sk_daddr));
 #if IS_ENABLED(CONFIG_IPV6)
 	else
-		memcpy(key->raddr, &sk->sk_v6_daddr, sizeof(sk->sk_v6_daddr));
+		ep.a = sk->sk_v6_daddr;
 #endif
+
+	switch (kprof_endpoints) {
+	case KPROF_ENDPOINTS_PREFIX:
+		key->family |= KPROF_RADDR_PREFIX;
+		if (sk->sk_family == AF_INET)
+			ep.a.s6_addr[3] = 0;			/* /24 */
+		else if (ipv6_addr_v4mapped(&ep.a))
+			ep.a.s6_addr[15] = 0;			/* its IPv4 /24 */
+		else
+			memset(&ep.a.s6_addr[8], 0, 8);		/* /64 */
+		break;
+	case KPROF_ENDPOINTS_HASH:
+		key->family |= KPROF_RADDR_HASH;
+		h = siphash(&ep, sizeof(ep), &kprof_ep_key);
+		memzero_explicit(&ep, sizeof(ep));
+		memcpy(ep.a.s6_addr, &h, sizeof(h));
+		break;
+	}
+	memcpy(key->raddr, ep.a.s6_addr, sizeof(key->raddr));
 }
 
 /* ---- the handlers (preemption off; never sleep, never allocate) ---- */
@@ -531,6 +567,7 @@ int kprof_tcp_init(void)
 	c->size = sizeof(*c);
 	c->threshold_ns = NSEC_PER_MSEC;
 	RCU_INIT_POINTER(kprof_cfg, c);
+	get_random_bytes(&kprof_ep_key, sizeof(kprof_ep_key));
 
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
 		kprof_kps[i]->flags = KPROBE_FLAG_DISABLED;
@@ -569,4 +606,5 @@ void kprof_tcp_exit(void)
 	RCU_INIT_POINTER(kprof_cfg, NULL);
 	vfree(kprof_flights);
 	kprof_flights = NULL;
+	memzero_explicit(&kprof_ep_key, sizeof(kprof_ep_key));
 }

@@ -60,7 +60,7 @@ TEST_F(dev, get_info_contents)
 	EXPECT_EQ((unsigned int)sysconf(_SC_NPROCESSORS_ONLN),
 		  info.nr_online_cpus);
 	EXPECT_EQ(0, info.reserved0);
-	EXPECT_EQ(0, info.reserved1);
+	EXPECT_GE(KPROF_ENDPOINTS_HASH, info.endpoints);
 	EXPECT_TRUE(info.features & KPROF_FEAT_TCP_LATENCY);
 	EXPECT_TRUE(info.attach & KPROF_ATTACH_TCP_SENDMSG);
 	EXPECT_TRUE(info.attach & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
@@ -163,6 +163,13 @@ TEST_F(dev, reserved_nonzero_einval)
 	EXPECT_EQ(EINVAL, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
 }
 
+TEST_F(dev, endpoints_nonzero_on_input_einval)
+{
+	struct kprof_info info = { .size = sizeof(info), .endpoints = 1 };
+
+	EXPECT_EQ(EINVAL, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+}
+
 TEST_F(dev, unknown_commands_enotty)
 {
 	struct kprof_info info = { .size = sizeof(info) };
@@ -257,6 +264,116 @@ TEST_F(dev, unprivileged_open_eacces)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(EACCES, WEXITSTATUS(status));
+}
+
+/*
+ * What a child gets from /dev/kprof after giving up privileges: it keeps
+ * only capability @cap (-1: none), then, with @uid, becomes that user;
+ * with @reopen it opens the device itself.  Returns 0 or the errno of
+ * the first refused step as exit code: 200 + errno for open, 100 + errno
+ * for the ioctl, errno for mmap (the ioctl is tried first so that a
+ * refusal there is not hidden by one of mmap's).
+ */
+static int child_access(int fd, int cap, uid_t uid, int reopen)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct kprof_info info = { .size = sizeof(info) };
+		long pg = sysconf(_SC_PAGESIZE);
+		int ioc_err;
+		void *p;
+
+		if (uid && setuid(uid))
+			_exit(250);
+		if (!uid && kprof_test_keep_cap(cap))
+			_exit(251);
+		if (reopen) {
+			fd = open(KPROF_TEST_DEV, O_RDONLY);
+			if (fd < 0)
+				_exit(200 + (errno & 31));
+		}
+		ioc_err = ioctl(fd, KPROF_IOC_GET_INFO, &info) ? errno : 0;
+		p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
+		if (ioc_err)
+			_exit(100 + ioc_err);
+		if (p == MAP_FAILED)
+			_exit(errno);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* CAP_PERFMON is known to the running kernel (5.8 and later). */
+static int have_cap_perfmon(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
+	int last = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &last) != 1)
+			last = 0;
+		fclose(f);
+	}
+	return last >= 38;
+}
+
+TEST_F(dev, mmap_without_capabilities_eperm)
+{
+	/* inherited fd, all capabilities dropped: ioctl and mmap refused */
+	EXPECT_EQ(100 + EPERM, child_access(self->fd, -1, 0, 0));
+	/* inherited by an unprivileged user */
+	EXPECT_EQ(100 + EPERM, child_access(self->fd, -1, 65534, 0));
+	/* the privileged parent's own fd still maps */
+	EXPECT_EQ(0, child_access(self->fd, CAP_SYS_ADMIN, 0, 0));
+}
+
+TEST_F(dev, mmap_refused_even_when_everyone_may_open)
+{
+	struct stat st;
+	int err, status;
+	pid_t pid;
+
+	/*
+	 * An admin's chmod 0666 lets anyone open the device, but nobody
+	 * without the capability gets at the ioctls or the mapping, where
+	 * the kernel frames are.
+	 */
+	ASSERT_EQ(0, stat(KPROF_TEST_DEV, &st));
+	ASSERT_EQ(0, chmod(KPROF_TEST_DEV, 0666));
+	err = child_access(-1, -1, 65534, 1);
+	EXPECT_EQ(0, chmod(KPROF_TEST_DEV, st.st_mode & 07777));
+	EXPECT_EQ(100 + EPERM, err);
+
+	/* and a refused mmap alone, by root without capabilities */
+	pid = fork();
+	if (pid == 0) {
+		void *p;
+
+		if (kprof_test_keep_cap(-1))
+			_exit(1);
+		p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
+			 self->fd, 0);
+		_exit(p == MAP_FAILED && errno == EPERM ? 0 : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST_F(dev, one_capability_is_enough)
+{
+	EXPECT_EQ(0, child_access(self->fd, CAP_SYS_ADMIN, 0, 0));
+	/* others do not count */
+	EXPECT_EQ(100 + EPERM, child_access(self->fd, CAP_NET_ADMIN, 0, 0));
+	EXPECT_EQ(100 + EPERM, child_access(self->fd, CAP_SYS_PTRACE, 0, 0));
+	if (!have_cap_perfmon()) {
+		TH_LOG("no CAP_PERFMON before 5.8: CAP_SYS_ADMIN only");
+		return;
+	}
+	EXPECT_EQ(0, child_access(self->fd, 38 /* CAP_PERFMON */, 0, 0));
 }
 
 TEST_F(dev, not_seekable_espipe)

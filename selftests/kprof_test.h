@@ -55,4 +55,23 @@ static inline int kprof_test_drop_caps(void)
 	return syscall(SYS_capset, &hdr, data);
 }
 
+/*
+ * Keep only capability @cap (effective and permitted) of the calling
+ * thread, or none with @cap < 0 (uid stays 0).
+ */
+static inline int kprof_test_keep_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (cap >= 0) {
+		data[cap / 32].effective = 1U << (cap % 32);
+		data[cap / 32].permitted = 1U << (cap % 32);
+	}
+	return syscall(SYS_capset, &hdr, data);
+}
+
 #endif

@@ -11,8 +11,8 @@
 #include "util.h"
 
 /* kprof_info as of API 1.1: attach points, running, mapping, capacities. */
-#define INFO_SIZE_1_1	(offsetof(struct kprof_info, reserved1) + \
-			 sizeof(((struct kprof_info *)0)->reserved1))
+#define INFO_SIZE_1_1	(offsetof(struct kprof_info, endpoints) + \
+			 sizeof(((struct kprof_info *)0)->endpoints))
 
 /* "  LABEL name name 0x..." */
 static void print_bits(const char *label, uint64_t v,
@@ -26,6 +26,7 @@ static void print_bits(const char *label, uint64_t v,
 static int info_run(int argc, char **argv)
 {
 	struct kprof_info info;
+	const char *name;
 	int fd, ret;
 
 	ret = kp_no_options(&kp_cmd_info, argc, argv);
@@ -51,6 +52,12 @@ static int info_run(int argc, char **argv)
 	       info.tcp_rows_max, info.stacks_max, info.inflight_max);
 	printf("  mapping:   %llu KiB\n",
 	       (unsigned long long)info.mmap_size / 1024);
+	/* 0 (full) from a module older than API 1.5: right for it too */
+	name = kp_endpoints_name(info.endpoints);
+	if (name)
+		printf("  endpoints: %s\n", name);
+	else
+		printf("  endpoints: unknown (%u)\n", info.endpoints);
 	return 0;
 }
 

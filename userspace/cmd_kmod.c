@@ -670,6 +670,14 @@ static json_object *status_json_overhead(const struct status *s)
 	return o;
 }
 
+/* "full", "prefix", "hash", or the number of a mode this reader does not know. */
+static json_object *endpoints_json(uint32_t mode)
+{
+	const char *name = kp_endpoints_name(mode);
+
+	return name ? json_object_new_string(name) : json_object_new_int64(mode);
+}
+
 static json_object *status_json(const struct status *s)
 {
 	json_object *o = json_object_new_object(), *t, *d;
@@ -703,6 +711,7 @@ static json_object *status_json(const struct status *s)
 			       kp_json_bits(s->info.attach, &kp_attach_names));
 	json_object_object_add(o, "running",
 			       kp_json_bits(s->info.running, &kp_run_names));
+	json_object_object_add(o, "endpoints", endpoints_json(s->info.endpoints));
 
 	t = json_object_new_object();
 	json_object_object_add(t, "threshold_ns",
@@ -789,6 +798,7 @@ static void status_text(const struct status *s)
 {
 	const struct kprof_stats *st = &s->st;
 	char dur[KP_DURATION_LEN];
+	const char *ep;
 
 	if (!s->loaded) {
 		printf("%s: not loaded%s%s\n", MODNAME,
@@ -818,6 +828,11 @@ static void status_text(const struct status *s)
 	kp_print_bits(stdout, s->info.attach, &kp_attach_names);
 	printf("\n  running:   ");
 	kp_print_bits(stdout, s->info.running, &kp_run_names);
+	ep = kp_endpoints_name(s->info.endpoints);
+	if (ep)
+		printf("\n  endpoints:  %s", ep);
+	else
+		printf("\n  endpoints:  unknown (%u)", s->info.endpoints);
 	printf("\n  config:     threshold %s, sampling %u Hz",
 	       kp_fmt_duration(dur, sizeof(dur), s->cfg.threshold_ns),
 	       s->cfg.sample_hz);

@@ -2,6 +2,8 @@
 /* kprof reader: names of the module's bit masks, see names.h. */
 #include <inttypes.h>
 
+#include <linux/kprof.h>
+
 #include "names.h"
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
@@ -58,4 +60,17 @@ json_object *kp_json_bits(uint64_t v, const struct kp_bitnames *n)
 		json_object_array_add(a, json_object_new_string(hex));
 	}
 	return a;
+}
+
+const char *kp_endpoints_name(uint32_t mode)
+{
+	switch (mode) {
+	case KPROF_ENDPOINTS_FULL:
+		return "full";
+	case KPROF_ENDPOINTS_PREFIX:
+		return "prefix";
+	case KPROF_ENDPOINTS_HASH:
+		return "hash";
+	}
+	return NULL;
 }

@@ -26,4 +26,7 @@ void kp_print_bits(FILE *out, uint64_t v, const struct kp_bitnames *n);
 /* ["name", ..., "0x..."] for the bits of @v. */
 json_object *kp_json_bits(uint64_t v, const struct kp_bitnames *n);
 
+/* KPROF_ENDPOINTS_*: "full", "prefix", "hash", or NULL for another value. */
+const char *kp_endpoints_name(uint32_t mode);
+
 #endif

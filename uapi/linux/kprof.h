@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		4
+#define KPROF_API_MINOR		5
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -93,7 +93,9 @@
  * @tcp_rows_max:	export capacity in TCP rows (module parameter)
  * @stacks_max:		stack table capacity (module parameter)
  * @inflight_max:	in-flight socket table capacity (module parameter)
- * @reserved1:		zero
+ * @endpoints:		since API 1.5: KPROF_ENDPOINTS_*, how remote addresses
+ *			are stored (the "endpoints" module parameter); 0
+ *			(full) from older modules.  Must be zero on input.
  */
 struct kprof_info {
 	__u32 size;
@@ -110,10 +112,33 @@ struct kprof_info {
 	__u32 tcp_rows_max;
 	__u32 stacks_max;
 	__u32 inflight_max;
-	__u32 reserved1;
+	__u32 endpoints;
 };
 
 #define KPROF_INFO_SIZE_VER0	64
+
+/*
+ * Endpoint privacy, kprof_info.endpoints: chosen at load, applied where a
+ * completed request's endpoint is built, before anything is stored.
+ *  FULL    the remote address as is.
+ *  PREFIX  only the remote network: IPv4 /24, IPv6 /64 (an IPv4-mapped
+ *          IPv6 address /120, the IPv4 /24); kprof_tcp_row.family carries
+ *          KPROF_RADDR_PREFIX.
+ *  HASH    no address at all: raddr[0..7] hold a 64-bit SipHash of the
+ *          family and address under a key drawn at load (the same endpoint
+ *          gives the same value until the module is unloaded, another
+ *          value after the next load), raddr[8..15] are zero;
+ *          kprof_tcp_row.family carries KPROF_RADDR_HASH.
+ * Remote ports are kept in every mode.
+ */
+#define KPROF_ENDPOINTS_FULL	0
+#define KPROF_ENDPOINTS_PREFIX	1
+#define KPROF_ENDPOINTS_HASH	2
+
+/* Flags in kprof_tcp_row.family above the address family (API 1.5). */
+#define KPROF_RADDR_PREFIX	0x4000	/* raddr is a masked network */
+#define KPROF_RADDR_HASH	0x8000	/* raddr is a keyed hash */
+#define KPROF_RADDR_FLAGS	(KPROF_RADDR_PREFIX | KPROF_RADDR_HASH)
 
 /**
  * struct kprof_ctl - KPROF_IOC_START, KPROF_IOC_STOP, KPROF_IOC_RESET
@@ -480,9 +505,12 @@ struct kprof_mmap_header {
 /**
  * struct kprof_tcp_row - requests of one (stack, endpoint, role)
  * @stack_id:	0: below the threshold (no stack walked), else a stack
- * @family:	AF_INET or AF_INET6
+ * @family:	AF_INET or AF_INET6; since API 1.5 possibly or'ed with
+ *		KPROF_RADDR_PREFIX or KPROF_RADDR_HASH (see
+ *		KPROF_ENDPOINTS_*), never with both
  * @rport:	remote port, host order
- * @raddr:	remote address, network order (IPv4: first 4 bytes)
+ * @raddr:	remote address, network order (IPv4: first 4 bytes); a
+ *		network or a hash as @family says
  * @role:	KPROF_ROLE_CLIENT or KPROF_ROLE_SERVER
  * @reserved0:	zero
  * @count:	requests completed

@@ -10,7 +10,8 @@
 static void raddr_of(unsigned int family, const char *text, uint8_t raddr[16])
 {
 	memset(raddr, 0xee, 16);	/* bytes past an IPv4 address: ignored */
-	EXPECT(inet_pton(family, text, raddr) == 1, "inet_pton(%s)", text);
+	EXPECT(inet_pton(family & ~KPROF_RADDR_FLAGS, text, raddr) == 1,
+	       "inet_pton(%s)", text);
 }
 
 static void check(unsigned int family, const char *addr, unsigned int port,
@@ -86,7 +87,59 @@ static void test_unknown_family(void)
 	EXPECT(!kp_family_name(AF_UNIX), "unix: none");
 }
 
+static void test_prefix(void)
+{
+	check(AF_INET | KPROF_RADDR_PREFIX, "10.0.4.0", 443, "10.0.4.0/24:443",
+	      "10.0.4.0/24");
+	check(AF_INET6 | KPROF_RADDR_PREFIX, "2001:db8:1:2::", 80,
+	      "[2001:db8:1:2::/64]:80", "2001:db8:1:2::/64");
+	check(AF_INET6 | KPROF_RADDR_PREFIX, "::ffff:127.0.0.0", 80,
+	      "[::ffff:127.0.0.0/120]:80", "::ffff:127.0.0.0/120");
+	EXPECT(!strcmp(kp_family_name(AF_INET | KPROF_RADDR_PREFIX), "ipv4"),
+	       "prefix: ipv4");
+}
+
+static void test_hash(void)
+{
+	uint8_t raddr[16] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+	char buf[KP_ADDR_LEN];
+
+	EXPECT(!kp_addr_format(buf, sizeof(buf), AF_INET | KPROF_RADDR_HASH,
+			       raddr, 443) &&
+	       !strcmp(buf, "h:0123456789abcdef:443"), "'%s'", buf);
+	/* no brackets: the hash of an IPv6 address is no IPv6 address */
+	EXPECT(!kp_addr_format(buf, sizeof(buf), AF_INET6 | KPROF_RADDR_HASH,
+			       raddr, 80) &&
+	       !strcmp(buf, "h:0123456789abcdef:80"), "'%s'", buf);
+	EXPECT(!kp_addr_host(buf, sizeof(buf), AF_INET6 | KPROF_RADDR_HASH,
+			     raddr) && !strcmp(buf, "h:0123456789abcdef"),
+	       "'%s'", buf);
+	EXPECT(!strcmp(kp_family_name(AF_INET6 | KPROF_RADDR_HASH), "ipv6"),
+	       "hash: ipv6");
+	/* both flags, or a flag on an unknown family: not an endpoint */
+	EXPECT(kp_addr_host(buf, sizeof(buf), AF_INET | KPROF_RADDR_FLAGS,
+			    raddr) == -1, "both flags: '%s'", buf);
+	EXPECT(kp_addr_host(buf, sizeof(buf), 99 | KPROF_RADDR_HASH,
+			    raddr) == -1, "family 99 hashed: '%s'", buf);
+}
+
+static void test_longest_prefix(void)
+{
+	char buf[KP_ADDR_LEN];
+	uint8_t raddr[16];
+
+	raddr_of(AF_INET6, "ffff:ffff:ffff:ffff::", raddr);
+	memset(raddr + 8, 0xff, 8);	/* not masked: still fits */
+	kp_addr_format(buf, sizeof(buf), AF_INET6 | KPROF_RADDR_PREFIX, raddr,
+		       65535);
+	EXPECT(!strcmp(buf, "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/64]:65535"),
+	       "'%s'", buf);
+}
+
 const struct kp_test t_addr[] = {
+	{ "addr: prefix-masked networks", test_prefix },
+	{ "addr: keyed hashes as h:", test_hash },
+	{ "addr: longest network fits", test_longest_prefix },
 	{ "addr: IPv4 as ss prints it", test_ipv4 },
 	{ "addr: IPv6 in brackets", test_ipv6 },
 	{ "addr: IPv4-mapped IPv6", test_v4_mapped },

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Request/response traffic whose payload is a card-number-like marker,
+ * for privacy.sh: one echo server on 127.0.0.1 and one on ::1, a client
+ * thread for each, every request and response carrying the marker as
+ * text and in two binary forms, on the stack of the threads that send and
+ * receive it.
+ *
+ *   payload_workload [-d SECONDS] [-o DUMP]
+ *
+ * With -o it is also the consumer of /dev/kprof: it sets the threshold to
+ * 0 (every request walks its stacks), starts everything and, every 200
+ * ms, closes an interval and appends the whole mapped region to DUMP.
+ * Prints "ipv4 PORT REQUESTS" and "ipv6 PORT REQUESTS" on exit.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "tcp_test.h"
+
+#define MSG_LEN		64
+#define MARKER		"4111-1111-1111-1111"
+
+struct peer {
+	int family;
+	int lfd;
+	uint16_t port;
+	uint64_t deadline;
+	long done;
+	pthread_t srv, cli;
+};
+
+/* The marker, on the caller's stack: text, BCD, and the number as u64. */
+static void fill(char *buf)
+{
+	static const uint8_t bcd[8] = {
+		0x41, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11
+	};
+	uint64_t num = 4111111111111111ull;
+
+	memset(buf, 0, MSG_LEN);
+	memcpy(buf, MARKER, sizeof(MARKER) - 1);
+	memcpy(buf + 24, bcd, sizeof(bcd));
+	memcpy(buf + 32, &num, sizeof(num));
+	memcpy(buf + 40, MARKER, sizeof(MARKER) - 1);
+}
+
+static __attribute__((noinline)) void payload_echo(int fd)
+{
+	char buf[MSG_LEN];
+
+	while (read_full(fd, buf, sizeof(buf)) == 0)
+		if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf))
+			break;
+}
+
+static void *server_main(void *arg)
+{
+	struct peer *p = arg;
+	int fd;
+
+	while ((fd = accept(p->lfd, NULL, NULL)) >= 0) {
+		payload_echo(fd);
+		close(fd);
+	}
+	return NULL;
+}
+
+static __attribute__((noinline)) void payload_client(struct peer *p)
+{
+	char buf[MSG_LEN];
+	int fd = client_connect(p->family, p->port);
+
+	if (fd < 0)
+		return;
+	while (now_ns() < p->deadline) {
+		fill(buf);
+		if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf) ||
+		    read_full(fd, buf, sizeof(buf)))
+			break;
+		p->done++;
+	}
+	close(fd);
+}
+
+static void *client_main(void *arg)
+{
+	payload_client(arg);
+	return NULL;
+}
+
+static int listen_on(struct peer *p)
+{
+	struct sockaddr_storage ss = { 0 };
+	socklen_t len;
+
+	p->lfd = socket(p->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (p->lfd < 0)
+		return -1;
+	if (p->family == AF_INET) {
+		struct sockaddr_in *a = (void *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (void *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+		len = sizeof(*a);
+	}
+	if (bind(p->lfd, (void *)&ss, len) || listen(p->lfd, 8) ||
+	    getsockname(p->lfd, (void *)&ss, &len))
+		return -1;
+	p->port = ntohs(p->family == AF_INET ?
+			((struct sockaddr_in *)&ss)->sin_port :
+			((struct sockaddr_in6 *)&ss)->sin6_port);
+	return pthread_create(&p->srv, NULL, server_main, p);
+}
+
+/* Be the consumer until @deadline: every interval's region into @out. */
+static int dump(const char *path, uint64_t deadline)
+{
+	struct kprof_config cfg = { .size = sizeof(cfg) };
+	struct export e;
+	FILE *out;
+	int fd, ret = -1;
+
+	fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+	out = fopen(path, "w");
+	if (fd < 0 || !out || kp_config(fd, &cfg) ||
+	    kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL) || export_map(fd, &e)) {
+		perror("dump");
+		goto out;
+	}
+	while (now_ns() < deadline) {
+		sleep_ns(200000000ull);
+		if (kp_snapshot(fd) ||
+		    fwrite(e.map, 1, e.size, out) != e.size)
+			goto unmap;
+	}
+	ret = 0;
+unmap:
+	kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	export_unmap(&e);
+out:
+	if (out && fclose(out))
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct peer p[2] = { { .family = AF_INET }, { .family = AF_INET6 } };
+	const char *out = NULL;
+	double secs = 3;
+	uint64_t deadline;
+	int i, opt, ret = 0;
+
+	while ((opt = getopt(argc, argv, "d:o:")) != -1) {
+		switch (opt) {
+		case 'd':
+			secs = atof(optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-d SECONDS] [-o DUMP]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	deadline = now_ns() + (uint64_t)(secs * 1e9);
+	for (i = 0; i < 2; i++) {
+		p[i].deadline = deadline;
+		if (listen_on(&p[i])) {
+			perror("listen");
+			return 1;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		pthread_create(&p[i].cli, NULL, client_main, &p[i]);
+	if (out && dump(out, deadline))
+		ret = 1;
+	for (i = 0; i < 2; i++) {
+		pthread_join(p[i].cli, NULL);
+		shutdown(p[i].lfd, SHUT_RDWR);
+		close(p[i].lfd);
+		pthread_join(p[i].srv, NULL);
+		printf("%s %u %ld\n", i ? "ipv6" : "ipv4", p[i].port,
+		       p[i].done);
+	}
+	return ret;
+}
