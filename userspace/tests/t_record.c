@@ -543,6 +543,46 @@ done:
 	fixture_fini(&fx);
 }
 
+/*
+ * More samples than the first allocation holds (the sample array grows
+ * while labels are added): every sample keeps its own labels.
+ */
+static void test_pprof_many_samples(void)
+{
+	static struct kprof_cpu_row cpu[300];
+	struct kp_snapshot snap;
+	struct fixture fx;
+	Profile *p;
+	size_t i, bad = 0;
+
+	if (fixture_init(&fx, 0))
+		return;
+	make_snap(&snap, 0);
+	for (i = 0; i < 300; i++)
+		cpu[i] = (struct kprof_cpu_row){ 5, 1000 + i, 1, "many" };
+	snap.cpu_rows = cpu;
+	snap.nr_cpu_rows = 300;
+	kp_rec_add(&fx.rec, &snap, 1, 1);
+	p = pprof_roundtrip(&fx.rec, KP_PPROF_CPU);
+	if (!p)
+		goto done;
+	check_profile(p);
+	EXPECT(p->n_sample == 300, "%zu samples", p->n_sample);
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+
+		if (s->n_label != 2 || strcmp(pstr(p, s->label[0]->key), "comm") ||
+		    strcmp(pstr(p, s->label[0]->str), "many") ||
+		    strcmp(pstr(p, s->label[1]->key), "pid") ||
+		    s->label[1]->num < 1000 || s->label[1]->num >= 1300)
+			bad++;
+	}
+	EXPECT(!bad, "%zu samples with wrong labels", bad);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+done:
+	fixture_fini(&fx);
+}
+
 /* An empty recording still makes a valid profile. */
 static void test_pprof_empty(void)
 {
@@ -648,6 +688,7 @@ const struct kp_test t_record[] = {
 	{ "pprof: CPU profile round trip", test_pprof_cpu },
 	{ "pprof: latency profile round trip", test_pprof_latency },
 	{ "pprof: an empty recording", test_pprof_empty },
+	{ "pprof: 300 samples keep their labels", test_pprof_many_samples },
 	{ "maps: /proc/PID/maps parsed, executable mappings found", test_maps_parse },
 	{ "htab: inserts and lookups with colliding hashes", test_htab },
 	{ NULL, NULL },
