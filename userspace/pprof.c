@@ -41,8 +41,7 @@ struct samp {
 	uint64_t *locs;
 	size_t nr;
 	int64_t value[2];
-	Label label[NR_LABELS];
-	Label *labelp[NR_LABELS];
+	Label label[NR_LABELS];	/* pointed to only in emit(): smp moves */
 };
 
 struct pb {
@@ -305,10 +304,8 @@ static struct samp *sample(struct pb *pb, const struct kp_rstack *rs)
 	pb->nsmp++;
 	for (i = 0; i < rs->nr; i++)
 		s->locs[s->nr++] = location(pb, rs, &rs->f[i]);
-	for (i = 0; i < NR_LABELS; i++) {
+	for (i = 0; i < NR_LABELS; i++)
 		perftools__profiles__label__init(&s->label[i]);
-		s->labelp[i] = &s->label[i];
-	}
 	return s;
 }
 
@@ -448,6 +445,7 @@ static int emit(struct pb *pb, Profile *p, FILE *f)
 {
 	Sample **sp = calloc(pb->nsmp + 1, sizeof(*sp));
 	Sample *smsg = calloc(pb->nsmp + 1, sizeof(*smsg));
+	Label **labp = calloc(pb->nsmp * NR_LABELS + 1, sizeof(*labp));
 	Location **lp = calloc(pb->nloc + 1, sizeof(*lp));
 	Line *lines = calloc(pb->nloc + 1, sizeof(*lines));
 	Line **linep = calloc(pb->nloc + 1, sizeof(*linep));
@@ -457,16 +455,21 @@ static int emit(struct pb *pb, Profile *p, FILE *f)
 	size_t i, len;
 	int ret = -ENOMEM;
 
-	if (!sp || !smsg || !lp || !lines || !linep || !fp || !mp)
+	if (!sp || !smsg || !labp || !lp || !lines || !linep || !fp || !mp)
 		goto out;
 	for (i = 0; i < pb->nsmp; i++) {
+		Label **l = &labp[i * NR_LABELS];
+		unsigned int j;
+
+		for (j = 0; j < NR_LABELS; j++)
+			l[j] = &pb->smp[i].label[j];
 		perftools__profiles__sample__init(&smsg[i]);
 		smsg[i].n_location_id = pb->smp[i].nr;
 		smsg[i].location_id = pb->smp[i].locs;
 		smsg[i].n_value = 2;
 		smsg[i].value = pb->smp[i].value;
 		smsg[i].n_label = NR_LABELS;
-		smsg[i].label = pb->smp[i].labelp;
+		smsg[i].label = l;
 		sp[i] = &smsg[i];
 	}
 	for (i = 0; i < pb->nloc; i++) {
@@ -503,6 +506,7 @@ out:
 	free(buf);
 	free(sp);
 	free(smsg);
+	free(labp);
 	free(lp);
 	free(lines);
 	free(linep);
