@@ -91,31 +91,9 @@ static void *client_main(void *arg)
 
 static int listen_on(struct peer *p)
 {
-	struct sockaddr_storage ss = { 0 };
-	socklen_t len;
-
-	p->lfd = socket(p->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	p->lfd = loopback_listen(p->family, 8, &p->port);
 	if (p->lfd < 0)
 		return -1;
-	if (p->family == AF_INET) {
-		struct sockaddr_in *a = (void *)&ss;
-
-		a->sin_family = AF_INET;
-		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		len = sizeof(*a);
-	} else {
-		struct sockaddr_in6 *a = (void *)&ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_addr = in6addr_loopback;
-		len = sizeof(*a);
-	}
-	if (bind(p->lfd, (void *)&ss, len) || listen(p->lfd, 8) ||
-	    getsockname(p->lfd, (void *)&ss, &len))
-		return -1;
-	p->port = ntohs(p->family == AF_INET ?
-			((struct sockaddr_in *)&ss)->sin_port :
-			((struct sockaddr_in6 *)&ss)->sin6_port);
 	return pthread_create(&p->srv, NULL, server_main, p);
 }
 

@@ -87,19 +87,21 @@ static void *server_conn(void *arg)
 	return NULL;
 }
 
-static inline int server_start(struct server *s, int family,
-			       uint64_t delay_ns)
+/*
+ * A listening socket bound to the loopback address of @family on a port
+ * of the kernel's choosing, stored in *@port; the socket, or -1.  An
+ * explicit bind: the listener's port is locked, as servers do.
+ */
+static inline int loopback_listen(int family, int backlog, uint16_t *port)
 {
 	struct sockaddr_storage ss = { 0 };
 	socklen_t len;
-	int one = 1;
+	int one = 1, fd;
 
-	s->family = family;
-	s->delay_ns = delay_ns;
-	s->lfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s->lfd < 0)
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
 		return -1;
-	setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (family == AF_INET) {
 		struct sockaddr_in *a = (void *)&ss;
 
@@ -113,14 +115,25 @@ static inline int server_start(struct server *s, int family,
 		a->sin6_addr = in6addr_loopback;
 		len = sizeof(*a);
 	}
-	/* an explicit bind: the listener's port is locked, as servers do */
-	if (bind(s->lfd, (void *)&ss, len) || listen(s->lfd, 64))
+	if (bind(fd, (void *)&ss, len) || listen(fd, backlog) ||
+	    getsockname(fd, (void *)&ss, &len)) {
+		close(fd);
 		return -1;
-	if (getsockname(s->lfd, (void *)&ss, &len))
+	}
+	*port = ntohs(family == AF_INET ?
+		      ((struct sockaddr_in *)&ss)->sin_port :
+		      ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return fd;
+}
+
+static inline int server_start(struct server *s, int family,
+			       uint64_t delay_ns)
+{
+	s->family = family;
+	s->delay_ns = delay_ns;
+	s->lfd = loopback_listen(family, 64, &s->port);
+	if (s->lfd < 0)
 		return -1;
-	s->port = ntohs(family == AF_INET ?
-			((struct sockaddr_in *)&ss)->sin_port :
-			((struct sockaddr_in6 *)&ss)->sin6_port);
 	return pthread_create(&s->thread, NULL, server_conn, s);
 }
 
