@@ -325,12 +325,12 @@ static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return 0;
+		return kprof_probe_done(p, regs);
 	t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
 
 	kprof_tcp_send((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_SENDMSG, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
@@ -338,12 +338,12 @@ static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return 0;
+		return kprof_probe_done(p, regs);
 	t0 = kprof_guard_begin(KPROF_COST_CONNECT);
 
 	kprof_tcp_connect((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CONNECT, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
@@ -351,14 +351,14 @@ static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return 0;
+		return kprof_probe_done(p, regs);
 	t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((int)kprof_probe_arg(regs, 1) > 0)
 		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
 				   (unsigned long)p->addr);
 	kprof_guard_end(KPROF_COST_RECV, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
@@ -366,12 +366,12 @@ static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return 0;
+		return kprof_probe_done(p, regs);
 	t0 = kprof_guard_begin(KPROF_COST_CLOSE);
 
 	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CLOSE, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
