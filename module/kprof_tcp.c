@@ -604,12 +604,15 @@ int kprof_tcp_init(void)
 
 void kprof_tcp_exit(void)
 {
-	int i;
+	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
+	int i, n = 0;
 
 	kprof_tcp_stop();
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
 		if (kprof_attached & kprof_kp_bits[i])
-			unregister_kprobe(kprof_kps[i]);
+			kps[n++] = kprof_kps[i];
+	/* one grace period for all of them rather than one each */
+	unregister_kprobes(kps, n);
 	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)
 		unregister_kretprobe(&kprof_krp_recvmsg);
 	kprof_attached = 0;
