@@ -51,6 +51,13 @@ static struct kprof_flight *kprof_flights;
 static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
 
 static struct kprof_config __rcu *kprof_cfg;
+/*
+ * The probes stay armed from load to unload: START and STOP only flip
+ * this, because arming and disarming an ftrace-based kprobe patches the
+ * probed function's call site, and a CPU that hits the int3 of that
+ * patch while the kprobe is registered can end in the kprobe int3
+ * handler, which single-steps the probe's (NULL) instruction slot.
+ */
 static bool kprof_running;
 static u32 kprof_attached;
 
@@ -235,6 +242,13 @@ static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 
 /* ---- the handlers (preemption off; never sleep, never allocate) ---- */
 
+/* Started?  Every handler asks first, before anything else. */
+static bool kprof_tcp_on(void)
+{
+	/* pairs with the release in kprof_tcp_start(): the table is clean */
+	return smp_load_acquire(&kprof_running);
+}
+
 /*
  * The probes' clock.  A kprobe's int3 handler runs in NMI-like context:
  * ktime_get_ns() there takes the timekeeper's seqcount, which lockdep
@@ -308,45 +322,63 @@ static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
 
 static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
+	u64 t0;
+
+	if (!kprof_tcp_on())
+		return kprof_probe_done(p, regs);
+	t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
 
 	kprof_tcp_send((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_SENDMSG, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0 = kprof_guard_begin(KPROF_COST_CONNECT);
+	u64 t0;
+
+	if (!kprof_tcp_on())
+		return kprof_probe_done(p, regs);
+	t0 = kprof_guard_begin(KPROF_COST_CONNECT);
 
 	kprof_tcp_connect((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CONNECT, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
+	u64 t0;
+
+	if (!kprof_tcp_on())
+		return kprof_probe_done(p, regs);
+	t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((int)kprof_probe_arg(regs, 1) > 0)
 		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
 				   (unsigned long)p->addr);
 	kprof_guard_end(KPROF_COST_RECV, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0 = kprof_guard_begin(KPROF_COST_CLOSE);
+	u64 t0;
+
+	if (!kprof_tcp_on())
+		return kprof_probe_done(p, regs);
+	t0 = kprof_guard_begin(KPROF_COST_CLOSE);
 
 	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CLOSE, t0);
-	return 0;
+	return kprof_probe_done(p, regs);
 }
 
 static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
+	if (!kprof_tcp_on())
+		return 1;	/* no return handler for this call */
 	*(struct sock **)ri->data = (struct sock *)kprof_probe_arg(regs, 0);
 	return 0;
 }
@@ -354,7 +386,11 @@ static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
 static int kprof_recvmsg_ret(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
+	u64 t0;
+
+	if (!kprof_tcp_on())
+		return 0;
+	t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((long)regs_return_value(regs) > 0)
 		kprof_tcp_complete(*(struct sock **)ri->data, 0);
@@ -400,7 +436,7 @@ static struct kretprobe kprof_krp_recvmsg = {
 	.maxactive = 64,
 };
 
-/* Attach points in enable order: cleanup before requests can start. */
+/* Attach points, registered in this order at load. */
 static struct kprobe *const kprof_kps[] = {
 	&kprof_kp_destroy,
 	&kprof_kp_close,
@@ -439,29 +475,6 @@ bool kprof_tcp_start_possible(void)
 				  KPROF_ATTACH_TCP_DESTROY_SOCK));
 }
 
-static void kprof_tcp_set_enabled(bool on)
-{
-	int i, n = ARRAY_SIZE(kprof_kps);
-
-	/* enable cleanup first; disable request starts first */
-	for (i = 0; i < n; i++) {
-		struct kprobe *kp = kprof_kps[on ? i : n - 1 - i];
-
-		if (!(kprof_attached & kprof_kp_bits[on ? i : n - 1 - i]))
-			continue;
-		if (on)
-			enable_kprobe(kp);
-		else
-			disable_kprobe(kp);
-	}
-	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET) {
-		if (on)
-			enable_kretprobe(&kprof_krp_recvmsg);
-		else
-			disable_kretprobe(&kprof_krp_recvmsg);
-	}
-}
-
 /* Caller serialises start, stop and config. */
 int kprof_tcp_start(void)
 {
@@ -469,8 +482,8 @@ int kprof_tcp_start(void)
 		return -EOPNOTSUPP;
 	if (kprof_running)
 		return 0;
-	kprof_tcp_set_enabled(true);
-	kprof_running = true;
+	/* the table was cleared at load or by the last stop */
+	smp_store_release(&kprof_running, true);
 	return 0;
 }
 
@@ -478,13 +491,12 @@ void kprof_tcp_stop(void)
 {
 	if (!kprof_running)
 		return;
-	kprof_tcp_set_enabled(false);
+	WRITE_ONCE(kprof_running, false);
 	kprof_wait_handlers();
 	/* nothing can see the table now: requests in flight are forgotten */
 	memset(kprof_flights, 0, array_size(kprof_inflight_max,
 					    sizeof(*kprof_flights)));
 	atomic_set(&kprof_nr_flights, 0);
-	kprof_running = false;
 }
 
 /*
@@ -569,8 +581,8 @@ int kprof_tcp_init(void)
 	RCU_INIT_POINTER(kprof_cfg, c);
 	get_random_bytes(&kprof_ep_key, sizeof(kprof_ep_key));
 
+	/* armed now, once: the handlers do nothing until started */
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
-		kprof_kps[i]->flags = KPROBE_FLAG_DISABLED;
 		ret = register_kprobe(kprof_kps[i]);
 		if (ret) {
 			pr_info("cannot probe %s (%d)\n",
@@ -581,7 +593,6 @@ int kprof_tcp_init(void)
 	}
 	if (!(kprof_attached & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
 				KPROF_ATTACH___TCP_CLEANUP_RBUF))) {
-		kprof_krp_recvmsg.kp.flags = KPROBE_FLAG_DISABLED;
 		if (!register_kretprobe(&kprof_krp_recvmsg))
 			kprof_attached |= KPROF_ATTACH_TCP_RECVMSG_RET;
 	}
@@ -593,12 +604,15 @@ int kprof_tcp_init(void)
 
 void kprof_tcp_exit(void)
 {
-	int i;
+	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
+	int i, n = 0;
 
 	kprof_tcp_stop();
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
 		if (kprof_attached & kprof_kp_bits[i])
-			unregister_kprobe(kprof_kps[i]);
+			kps[n++] = kprof_kps[i];
+	/* one grace period for all of them rather than one each */
+	unregister_kprobes(kps, n);
 	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)
 		unregister_kretprobe(&kprof_krp_recvmsg);
 	kprof_attached = 0;
