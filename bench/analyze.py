@@ -276,17 +276,22 @@ def main():
     # ---- memory ----
     if mem:
         L.append('## Memory\n')
-        L.append('Measured in the guest (%s possible CPUs) as the module\'s '
-                 'vmalloc areas (/proc/vmallocinfo) plus its core size '
-                 '(/proc/modules), right after loading.\n' % info.get('cpus', '?'))
+        cpus = int(info.get('cpus', '1'))
+        L.append('Measured in the guest (%d CPUs) right after loading, with '
+                 '`budget_ppm=0` and the parameters named (others at their '
+                 'defaults): the module\'s vmalloc areas (/proc/vmallocinfo, '
+                 'callers in kprofmod), its core size (/proc/modules), and '
+                 'of the vmalloc areas those of the per-CPU interval tables '
+                 '(allocated in kprof_agg_init), divided by the CPUs.\n' % cpus)
         L.append('| parameters | vmalloc | module core | total | '
-                 'per CPU (computed) |')
-        L.append('|---|---|---|---|---|')
+                 'per CPU | shared (total − per CPU × CPUs) |')
+        L.append('|---|---|---|---|---|---|')
         for m in mem:
-            params, vm, core, percpu = m[0], int(m[1]), int(m[2]), m[3]
-            L.append('| %s | %.1f MiB | %.0f KiB | %.1f MiB | %s |' % (
+            params, vm, core, agg = m[0], int(m[1]), int(m[2]), int(m[3])
+            L.append('| %s | %.1f MiB | %.0f KiB | %.1f MiB | %.1f MiB | %.1f MiB |' % (
                 params.replace(',', ' '), vm / 2**20, core / 1024,
-                (vm + core) / 2**20, percpu))
+                (vm + core) / 2**20, agg / cpus / 2**20,
+                (vm + core - agg) / 2**20))
         L.append('')
     if 'max_note' in info:
         L.append(info['max_note'] + '\n')

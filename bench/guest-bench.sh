@@ -207,19 +207,27 @@ if [[ " $stages " == *" export "* ]]; then
 fi
 
 # ---- memory ----
-mod_mem()	# the module's vmalloc bytes and core size, right after load
+# The module's vmalloc bytes, its core size, and the vmalloc bytes of the
+# per-CPU interval tables (allocated in kprof_agg_init), right after load.
+mod_mem()
 {
-	local vm core
+	local vm core agg
 	vm=$(awk '/\[kprofmod\]/ { s += $2 } END { print s + 0 }' /proc/vmallocinfo)
+	agg=$(awk '/kprof_agg_[a-z_]*\+.*\[kprofmod\]/ { s += $2 } END { print s + 0 }' /proc/vmallocinfo)
 	core=$(awk '$1 == "kprofmod" { print $2 }' /proc/modules)
-	echo "$vm $core"
+	echo "$vm $core $agg"
 }
 if [[ " $stages " == *" mem "* ]]; then
 	load
-	out "mem defaults $(mod_mem) see_below"
+	out "mem defaults $(mod_mem)"
+	unload
+	# the per-CPU tables at their maximum (the global ones at their
+	# maximum, over 1.7 GiB, do not fit this guest)
+	load cpu_rows=65536 cpu_samples=65536
+	out "mem cpu_rows=65536,cpu_samples=65536 $(mod_mem)"
 	unload
 	load ${export_params#budget_ppm=0 }
-	out "mem ${export_params// /,} $(mod_mem) see_below"
+	out "mem ${export_params// /,} $(mod_mem)"
 	unload
 fi
 rm -rf "$tmp"
