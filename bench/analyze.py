@@ -174,6 +174,21 @@ def main():
             L[i] = line.replace('{eq}', req).replace('{fl}', rfl)
         L.append('')
 
+    targets = []
+    if ov.get('bt_equiv') and 'kprof_hi' in ov:
+        r = ov['kprof_hi'] / ov['bt_equiv']
+        targets.append(('TCP tracking ≤ 0.5× bpftrace\'s equivalent',
+                        r <= 0.5, '%.2f×' % r))
+    if ov.get('bt_floor') and 'kprof_hi' in ov:
+        r = ov['kprof_hi'] / ov['bt_floor']
+        targets.append(('TCP tracking ≤ 1.5× the empty-kprobe floor',
+                        r <= 1.5, '%.2f×' % r))
+    if 'bt_stacks' in ov and 'kprof_t0' in ov:
+        targets.append(('stack on every request below bpftrace kstack+ustack',
+                        ov['kprof_t0'] < ov['bt_stacks'],
+                        '%+.0f ns vs %+.0f ns per round trip' %
+                        (ov['kprof_t0'], ov['bt_stacks'])))
+
     # ---- CPU ----
     cpu = {c: v for (s, c), v in data.items() if s == 'cpu'}
     if 'none' in cpu:
@@ -222,6 +237,18 @@ def main():
             r = '—' if c == pc or pc not in slow or slow[pc] <= 0 else \
                 '%.2f×' % (slow[c] / slow[pc])
             L[i] = line.replace('{perf:%s}' % c, r)
+        if 'kprof_99' in slow:
+            k99 = slow['kprof_99']
+            _, _, within = noise_verdict(base, paired(base, cpu['kprof_99']))
+            targets.append(('sampling at 99 Hz within noise and ≤ 1%',
+                            within and k99 <= 0.01,
+                            '%+.2f%% (%s)' % (100 * k99, 'within noise'
+                                              if within else 'outside noise')))
+            if 'perf_99' in slow:
+                targets.append(('sampling at 99 Hz below perf record -g',
+                                k99 < slow['perf_99'],
+                                '%+.2f%% vs %+.2f%%' % (100 * k99,
+                                                       100 * slow['perf_99'])))
         L.append('bcc\'s profile compiles its BPF program with clang at '
                  'every start, which is slow under TCG: it runs in the '
                  'first %s round(s) only.\n' % info.get('bcc_rounds', '?'))
@@ -273,6 +300,24 @@ def main():
                      'for the %d keys, i.e. %.2f%% of one CPU if such an '
                      'interval came every second (TCG).\n'
                      % (kn, kn, ku + ks, iu + is_, cost * 1e3, kn, cost * 100))
+        if len(per_key) > 1:
+            k0, s0, _ = per_key[0]
+            k1, s1, _ = per_key[-1]
+            g = (s1 / s0) / (k1 / k0)
+            targets.append(('export cost linear in keys',
+                            0.5 <= g <= 2,
+                            'snapshot per key ×%.2f from %d to %d keys' %
+                            (g, k0, k1)))
+        if 'keyed' in reader and 'idle' in reader:
+            targets.append(('reader < 1% of a CPU at 1 s with 10k keys',
+                            cost < 0.01, '%.2f%%' % (cost * 100)))
+    if targets:
+        L.append('## Targets\n')
+        L.append('| target | holds? | measured |')
+        L.append('|---|---|---|')
+        for name, ok, val in targets:
+            L.append('| %s | %s | %s |' % (name, 'yes' if ok else '**no**', val))
+        L.append('')
     # ---- memory ----
     if mem:
         L.append('## Memory\n')
