@@ -119,6 +119,8 @@ tcp_one()
 	none)		unload; v=$(rr) ;;
 	stopped)	load; v=$(rr); unload ;;
 	kprof_hi)	load; start_kprof --no-cpu --threshold 100s && v=$(rr)
+			# the module's own handler counts and costs, once
+			[ "$round" != 1 ] || "$kprof" status >"$(dirname "$raw")/status-kprof_hi.txt" 2>&1
 			stop_tracer; unload ;;
 	kprof_t0)	load; start_kprof --no-cpu --threshold 0 && v=$(rr)
 			stop_tracer; unload ;;
