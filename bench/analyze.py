@@ -169,17 +169,23 @@ def main():
             c = [k for k in names if line.startswith('| ' + names[k] + ' |')][0]
             eq = ov.get('bt_equiv')
             fl = ov.get('bt_floor')
-            req = '—' if c == 'none' or not eq else '%.2f×' % (ov[c] / eq)
-            rfl = '—' if c == 'none' or not fl else '%.2f×' % (ov[c] / fl)
+            def ratio(x, d):
+                if c == 'none':
+                    return '—'
+                if not d or d <= 0:
+                    return 'n/a (reference ≤ 0)'
+                return '%.2f×' % (x / d)
+            req = ratio(ov[c], eq)
+            rfl = ratio(ov[c], fl)
             L[i] = line.replace('{eq}', req).replace('{fl}', rfl)
         L.append('')
 
     targets = []
-    if ov.get('bt_equiv') and 'kprof_hi' in ov:
+    if ov.get('bt_equiv', 0) > 0 and 'kprof_hi' in ov:
         r = ov['kprof_hi'] / ov['bt_equiv']
         targets.append(('TCP tracking ≤ 0.5× bpftrace\'s equivalent',
                         r <= 0.5, '%.2f×' % r))
-    if ov.get('bt_floor') and 'kprof_hi' in ov:
+    if ov.get('bt_floor', 0) > 0 and 'kprof_hi' in ov:
         r = ov['kprof_hi'] / ov['bt_floor']
         targets.append(('TCP tracking ≤ 1.5× the empty-kprobe floor',
                         r <= 1.5, '%.2f×' % r))
@@ -206,7 +212,8 @@ def main():
                  'slowdown q1–q3 | vs perf -g, same Hz | noise? |')
         L.append('|---|---|---|---|---|---|')
         tools = ['kprof', 'perf', 'bcc', 'bt']
-        order = ['none'] + sorted((c for c in cpu if c != 'none'),
+        order = ['none'] + sorted((c for c in cpu if c != 'none' and
+                                   not c.startswith('bccbase')),
                                   key=lambda c: (int(c.split('_')[1]),
                                                  tools.index(c.split('_')[0])))
         slow = {}
@@ -217,8 +224,12 @@ def main():
                     fmt_ns(median(v)), fmt_ns(quantile(v, .25)),
                     fmt_ns(quantile(v, .75))))
                 continue
-            rel = [cpu[c][r] / base[r] - 1 for r in sorted(base) if r in cpu[c]]
-            d, p, within = noise_verdict(base, paired(base, cpu[c]))
+            b = cpu.get('bccbase_' + c.split('_')[1], {}) \
+                if c.startswith('bcc') else base
+            rel = [cpu[c][r] / b[r] - 1 for r in sorted(b) if r in cpu[c]]
+            if not rel:
+                continue
+            d, p, within = noise_verdict(base, [cpu[c][r] - b[r] for r in sorted(b) if r in cpu[c]])
             slow[c] = median(rel)
             tool, hz = c.split('_')
             tool = {'kprof': 'kprofmod', 'bcc': 'bcc profile',
@@ -249,9 +260,19 @@ def main():
                                 k99 < slow['perf_99'],
                                 '%+.2f%% vs %+.2f%%' % (100 * k99,
                                                        100 * slow['perf_99'])))
+        bcc_notes = []
+        for hz in ('99', '999'):
+            if 'bcc_start_s_' + hz in info:
+                bcc_notes.append('at %s Hz it took %s s to start' % (hz, info['bcc_start_s_' + hz]))
+            if 'bcc_skipped_' + hz in info:
+                bcc_notes.append('at %s Hz it was not measured (%s)' % (hz, info['bcc_skipped_' + hz]))
         L.append('bcc\'s profile compiles its BPF program with clang at '
-                 'every start, which is slow under TCG: it runs in the '
-                 'first %s round(s) only.\n' % info.get('bcc_rounds', '?'))
+                 'every start, which takes minutes under TCG, too long to '
+                 'alternate round by round: it runs once per frequency at '
+                 'the end of the run, while the time budget lasts, paired '
+                 'with a run without profiler just before it (one pair: its '
+                 'noise verdict uses the other rounds\' spread)%s.\n'
+                 % ('; ' + '; '.join(bcc_notes) if bcc_notes else ''))
         L.append('Base noise (MAD of the no-profiler runtimes): %.2f%%.\n'
                  % (100 * mad(list(base.values())) / median(list(base.values()))))
 
