@@ -24,7 +24,7 @@ SAFETY := 6.1-rt debug
 PREFIX ?= /usr/local
 
 .PHONY: all module module-clean reader selftests deps check check-matrix \
-	vmcheck vmcheck-debug demo install install-module clean help
+	vmcheck vmcheck-debug demo install install-module clean help bench bench-bin
 
 all: module reader
 
@@ -37,6 +37,7 @@ help:
 	@echo "make vmcheck-debug  selftests booted on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make install      install the reader, the man pages and bash completion"
 	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
+	@echo "make bench        overhead benchmarks against bpftrace, bcc and perf in one VM; writes bench/RESULTS.md"
 	@echo "make deps         install build and test dependencies (Debian 12, root)"
 
 module:
@@ -94,6 +95,37 @@ vmcheck-debug: deps $(KSFT_DIR)/lib.mk
 
 demo: deps
 	$(VM)/demo.sh
+
+# Overhead benchmarks (bench/): one VM boot of Debian's 6.1 under TCG runs
+# bench/guest-bench.sh; raw timings go to build/bench/raw.txt and
+# bench/analyze.py turns them into bench/RESULTS.md.  Takes no VM lock:
+# wrap it in flock yourself when VMs are shared.
+BENCH_KVER ?= $(shell ls /boot/vmlinuz-6.1.*-amd64 2>/dev/null | grep -v -- -rt- | \
+	sed 's|/boot/vmlinuz-||' | sort -V | tail -n 1)
+BENCH_BIN := $(BUILD)/bench/bin
+BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror \
+	-I$(CURDIR)/uapi -I$(CURDIR)/selftests -pthread
+BENCH_PROGS := $(addprefix $(BENCH_BIN)/,tcp_rr cpu_work export_cost)
+
+$(BENCH_BIN)/%: bench/%.c selftests/tcp_test.h selftests/cpu_spin.h
+	@mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+bench-bin: $(BENCH_PROGS)
+
+bench: bench-bin
+	@test -n "$(BENCH_KVER)" || { echo "kprofmod: no Debian 6.1 kernel in /boot (make deps)" >&2; exit 1; }
+	$(MAKE) module KVER=$(BENCH_KVER)
+	$(MAKE) reader
+	@start=$$(date +%s); \
+	echo "$$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $$(nproc) host CPUs" \
+		>$(BUILD)/bench/host.txt; \
+	$(VM)/vng-run -k $(BENCH_KVER) -c 2 -m 2G -t 1500 -- bench/guest-bench.sh \
+		2>&1 | tee $(BUILD)/bench/vm.log | grep --line-buffered -E '^(bench|tcp|cpu|export|reader|mem) '; \
+	test -s $(BUILD)/bench/raw.txt || { echo "kprofmod: the benchmark VM wrote no results" >&2; exit 1; }; \
+	python3 bench/analyze.py $(BUILD)/bench/raw.txt bench/RESULTS.md \
+		"make bench" $$(( $$(date +%s) - start + 0 )); \
+	echo "bench: bench/RESULTS.md written ($$(( $$(date +%s) - start )) s in the VM and analysis)"
 
 # The module into /lib/modules/$(KVER) (then modprobe and `kprof load`
 # find it), as an alternative to DKMS.

@@ -5,6 +5,8 @@
 # trixie (architecture "all"; it installs with bookworm's own dependencies).
 # The system's apt sources are never changed: trixie is reached through a
 # private sources list.  Idempotent and quick when all is installed.
+# bpftrace, bpfcc-tools and linux-perf are for `make bench`, which
+# compares kprofmod with them (the VM shares this root file system).
 set -euo pipefail
 
 PKGS=(
@@ -16,6 +18,7 @@ PKGS=(
 	libkmod-dev libdw-dev libelf-dev libjson-c-dev libprotobuf-c-dev
 	protobuf-c-compiler protobuf-compiler golang-go zlib1g-dev
 	groff-base man-db clang libclang-rt-dev
+	bpftrace bpfcc-tools linux-perf
 )
 VNG_SUITE=${KPROF_VNG_SUITE:-trixie}
 MIRROR=${KPROF_MIRROR:-http://deb.debian.org/debian}

@@ -1,0 +1,258 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the benchmark VM (through `make bench`): every configuration
+# of every stage, alternating within each round, raw timings on stdout
+# and in $BENCH_RAW.  See bench/RESULTS.md for what is measured.
+#
+# Environment (defaults sized for a 2-vCPU TCG guest):
+#   BENCH_ROUNDS     rounds of every configuration (6)
+#   BENCH_RR_CONNS   tcp_rr connections (4)
+#   BENCH_RR_REQS    tcp_rr round trips per connection (2000)
+#   BENCH_CPU_ITERS  cpu_work rounds per thread (400)
+#   BENCH_BUDGET     seconds the whole run may take (780): bcc's profile,
+#                    which compiles its program with clang at every start
+#                    (minutes under TCG), runs last, once per frequency,
+#                    only while this budget lasts
+#   BENCH_KEYS       key counts for the export stage ("1000 10000 100000")
+#   BENCH_STAGES     stages to run ("tcp cpu export mem")
+set -u
+proj=$(cd "$(dirname "$0")/.." && pwd)
+cd "$proj" || exit 1
+bin=$proj/build/bench/bin
+bt=$proj/bench/bt
+kprof=$proj/userspace/kprof
+ko=$proj/kprofmod.ko
+raw=${BENCH_RAW:-$proj/build/bench/raw.txt}
+rounds=${BENCH_ROUNDS:-6}
+budget=${BENCH_BUDGET:-780}
+t_start=$(date +%s)
+rr_conns=${BENCH_RR_CONNS:-4}
+rr_reqs=${BENCH_RR_REQS:-2000}
+cpu_iters=${BENCH_CPU_ITERS:-400}
+cpu_threads=$(nproc)
+keys_list=${BENCH_KEYS:-1000 10000 100000}
+stages=${BENCH_STAGES:-tcp cpu export mem bcc}
+export_params="budget_ppm=0 cpu_rows=65536 tcp_rows=131072"
+tmp=$(mktemp -d)
+
+: >"$raw"
+out() { echo "$*" | tee -a "$raw"; }
+log() { echo "bench: $*" >&2; }
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
+ulimit -n 65536
+
+out "info kernel $(uname -r)"
+out "info cpus $cpu_threads"
+out "info mem $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+out "info host $(cat "$proj/build/bench/host.txt" 2>/dev/null || echo unknown host)"
+out "info rounds $rounds"
+out "info rr_conns $rr_conns"
+out "info rr_reqs $rr_reqs"
+out "info cpu_threads $cpu_threads"
+out "info cpu_iters $cpu_iters"
+out "info export_params $export_params"
+
+load() { rmmod kprofmod 2>/dev/null; insmod "$ko" budget_ppm=0 "$@"; }
+unload() { rmmod kprofmod 2>/dev/null; }
+
+# Start a tracer in the background, wait until it says it is attached
+# (a line matching $1 in its output), leave its pid in $tracer.
+tracer=''
+start_tracer()
+{
+	local ready=$1 i
+	shift
+	"$@" >"$tmp/tracer.out" 2>&1 &
+	tracer=$!
+	for i in $(seq $((${tracer_wait:-300} * 4))); do
+		grep -q "$ready" "$tmp/tracer.out" && { sleep 0.5; return 0; }
+		kill -0 "$tracer" 2>/dev/null || break
+		sleep 0.25
+	done
+	log "tracer did not start: $*"
+	cat "$tmp/tracer.out" >&2
+	stop_tracer
+	return 1
+}
+
+stop_tracer()
+{
+	[ -n "$tracer" ] || return 0
+	kill -INT "$tracer" 2>/dev/null
+	wait "$tracer" 2>/dev/null
+	tracer=''
+}
+
+# kprof top in the background: wait until its first interval starts.
+start_kprof()
+{
+	"$kprof" top -i 1 --json "$@" >"$tmp/kprof.out" 2>&1 &
+	tracer=$!
+	local i
+	for i in $(seq 200); do
+		"$kprof" info 2>/dev/null | grep -qiE 'running:? *(tcp|cpu)' && { sleep 0.5; return 0; }
+		kill -0 "$tracer" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 2
+}
+
+rotate()	# rotate $2... by $1 places
+{
+	local n=$1
+	shift
+	local a=("$@")
+	local len=${#a[@]}
+	local i
+	for ((i = 0; i < len; i++)); do
+		echo "${a[(i + n) % len]}"
+	done
+}
+
+# ---- TCP request/response ----
+rr() { "$bin/tcp_rr" -c "$rr_conns" -n "$rr_reqs" | awk '/ns_per_rt/ { print $2 }'; }
+
+tcp_one()
+{
+	local cfg=$1 round=$2 v=''
+	case $cfg in
+	none)		unload; v=$(rr) ;;
+	stopped)	load; v=$(rr); unload ;;
+	kprof_hi)	load; start_kprof --no-cpu --threshold 100s && v=$(rr)
+			# the module's own handler counts and costs, once
+			[ "$round" != 1 ] || "$kprof" status >"$(dirname "$raw")/status-kprof_hi.txt" 2>&1
+			stop_tracer; unload ;;
+	kprof_t0)	load; start_kprof --no-cpu --threshold 0 && v=$(rr)
+			stop_tracer; unload ;;
+	bt_floor|bt_equiv|bt_stacks)
+			unload
+			start_tracer Attaching bpftrace "$bt/tcp_${cfg#bt_}.bt" && v=$(rr)
+			stop_tracer ;;
+	esac
+	[ -n "$v" ] && out "tcp $cfg $round $v"
+}
+
+if [[ " $stages " == *" tcp "* ]]; then
+	cfgs=(none stopped kprof_hi kprof_t0 bt_floor bt_equiv bt_stacks)
+	for ((r = 1; r <= rounds; r++)); do
+		log "tcp round $r/$rounds"
+		for c in $(rotate $((r - 1)) "${cfgs[@]}"); do
+			tcp_one "$c" "$r"
+		done
+	done
+fi
+
+# ---- CPU sampling ----
+work() { "$bin/cpu_work" -t "$cpu_threads" -n "$cpu_iters" | awk '/^ns/ { print $2 }'; }
+
+cpu_one()
+{
+	local cfg=$1 round=$2 v='' hz=${1#*_}
+	case $cfg in
+	none)	v=$(work) ;;
+	kprof_*) load; start_kprof --no-tcp --freq "$hz" && v=$(work)
+		stop_tracer; unload ;;
+	perf_*)	v=$(perf record -q -F "$hz" -g -a -o "$tmp/perf.data" -- \
+			"$bin/cpu_work" -t "$cpu_threads" -n "$cpu_iters" 2>/dev/null |
+			awk '/^ns/ { print $2 }')
+		rm -f "$tmp/perf.data" ;;
+	bt_*)	sed "s/HZ/$hz/" "$bt/profile.bt" >"$tmp/profile.bt"
+		start_tracer Attaching bpftrace "$tmp/profile.bt" && v=$(work)
+		stop_tracer ;;
+	esac
+	[ -n "$v" ] && out "cpu $cfg $round $v"
+}
+
+if [[ " $stages " == *" cpu "* ]]; then
+	unload
+	cfgs=(none kprof_99 perf_99 bt_99 kprof_999 perf_999 bt_999)
+	for ((r = 1; r <= rounds; r++)); do
+		log "cpu round $r/$rounds"
+		for c in $(rotate $((r - 1)) "${cfgs[@]}"); do
+			cpu_one "$c" "$r"
+		done
+	done
+fi
+
+# ---- export ----
+if [[ " $stages " == *" export "* ]]; then
+	# one connection per key: no TIME_WAIT left to hold the ports
+	sysctl -qw net.ipv4.tcp_max_tw_buckets=0
+	load ${export_params#budget_ppm=0 }
+	for k in $keys_list; do
+		n=2
+		[ "$k" -ge 100000 ] && n=1
+		[ "$k" -le 1000 ] && n=3
+		for ((r = 1; r <= n; r++)); do
+			log "export $k keys, run $r/$n"
+			line=$("$bin/export_cost" -k "$k") && out "export $k $line"
+		done
+	done
+	# the reader over one interval holding 10000 keys, and over an empty one
+	t0=$(date +%s)
+	"$bin/export_cost" -g -k 10000
+	gen=$(($(date +%s) - t0))
+	ival=$((gen * 2 + 3))
+	/usr/bin/time -f '%U %S' -o "$tmp/time.idle" \
+		"$kprof" top --no-cpu --threshold 100s --json -i 1 -n 1 >/dev/null
+	/usr/bin/time -f '%U %S' -o "$tmp/time.keyed" \
+		"$kprof" top --no-cpu --threshold 100s --json -i "$ival" -n 1 >"$tmp/top.json" &
+	sleep 1
+	"$bin/export_cost" -g -k 10000
+	wait
+	out "reader idle $(cat "$tmp/time.idle") 0"
+	out "reader keyed $(cat "$tmp/time.keyed") 10000"
+	unload
+fi
+
+# ---- memory ----
+# The module's vmalloc bytes, its core size, and the vmalloc bytes of the
+# per-CPU interval tables (allocated in kprof_agg_init), right after load.
+mod_mem()
+{
+	local vm core agg
+	vm=$(awk '/\[kprofmod\]/ { s += $2 } END { print s + 0 }' /proc/vmallocinfo)
+	agg=$(awk '/kprof_agg_[a-z_]*\+.*\[kprofmod\]/ { s += $2 } END { print s + 0 }' /proc/vmallocinfo)
+	core=$(awk '$1 == "kprofmod" { print $2 }' /proc/modules)
+	echo "$vm $core $agg"
+}
+if [[ " $stages " == *" mem "* ]]; then
+	load
+	out "mem defaults $(mod_mem)"
+	unload
+	# the per-CPU tables at their maximum (the global ones at their
+	# maximum, over 1.7 GiB, do not fit this guest)
+	load cpu_rows=65536 cpu_samples=65536
+	out "mem cpu_rows=65536,cpu_samples=65536 $(mod_mem)"
+	unload
+	load ${export_params#budget_ppm=0 }
+	out "mem ${export_params// /,} $(mod_mem)"
+	unload
+fi
+# ---- bcc's profile, last, while the budget lasts ----
+# Its start takes minutes under TCG, too long to alternate round by round:
+# one run per frequency, paired with a run without profiler just before.
+if [[ " $stages " == *" bcc "* ]]; then
+	unload
+	for hz in 99 999; do
+		left=$((budget - ($(date +%s) - t_start) - 30))
+		if [ "$left" -lt 60 ]; then
+			out "info bcc_skipped_$hz out of time budget"
+			continue
+		fi
+		v=$(work) && out "cpu bccbase_$hz 1 $v"
+		t0=$(date +%s)
+		if tracer_wait=$left start_tracer 'Sampling at' profile-bpfcc -F "$hz"; then
+			out "info bcc_start_s_$hz $(($(date +%s) - t0))"
+			v=$(work) && out "cpu bcc_$hz 1 $v"
+			stop_tracer
+		else
+			out "info bcc_skipped_$hz did not start within ${left} s"
+		fi
+	done
+fi
+out "info guest_seconds $(($(date +%s) - t_start))"
+rm -rf "$tmp"
+log "done"

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP request/response ping-pong over loopback for `make bench`: CONNS
+ * connections, each with its own client and server thread, every client
+ * sending REQS 16-byte requests back to back and waiting for each echo.
+ * Prints the wall time per round trip (all connections together), and
+ * the round trips done.  The client and server threads of connection i
+ * both run on CPU i modulo the CPUs: a round trip is two context switches
+ * on one CPU, not two wake-ups across CPUs, whose cost under CPU
+ * emulation varies far more than the probes' cost.
+ *
+ *   tcp_rr [-c CONNS] [-n REQS]
+ *
+ * Output: "ns_per_rt NS rts N"
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "tcp_test.h"
+
+#define MAX_CONNS 64
+
+struct conn {
+	struct server srv;
+	pthread_t thread;
+	long reqs;
+	long done;
+};
+
+static pthread_barrier_t start_line;
+
+static void pin(pthread_t t, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(t, sizeof(set), &set);
+}
+
+/* Named, so that stacks walked at the probes reach the workload. */
+__attribute__((noinline)) void rr_client_loop(struct conn *c)
+{
+	int fd = client_connect(AF_INET, c->srv.port);
+
+	pthread_barrier_wait(&start_line);
+	if (fd < 0)
+		return;
+	while (c->done < c->reqs && client_request(fd))
+		c->done++;
+	close(fd);
+}
+
+static void *client_main(void *arg)
+{
+	rr_client_loop(arg);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static struct conn cs[MAX_CONNS];
+	long reqs = 10000, total = 0;
+	int conns = 4, ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, opt;
+	uint64_t t0, t1;
+
+	while ((opt = getopt(argc, argv, "c:n:")) != -1) {
+		switch (opt) {
+		case 'c':
+			conns = atoi(optarg);
+			break;
+		case 'n':
+			reqs = atol(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (conns < 1 || conns > MAX_CONNS || reqs < 1) {
+		fprintf(stderr, "%s: 1 to %d connections, at least one request\n",
+			argv[0], MAX_CONNS);
+		return 2;
+	}
+	pthread_barrier_init(&start_line, NULL, conns + 1);
+	for (i = 0; i < conns; i++) {
+		cs[i].srv.respond = 1;
+		cs[i].reqs = reqs;
+		if (server_start(&cs[i].srv, AF_INET, 0)) {
+			perror("server");
+			return 1;
+		}
+		pthread_create(&cs[i].thread, NULL, client_main, &cs[i]);
+		if (ncpu > 0) {
+			pin(cs[i].srv.thread, i % ncpu);
+			pin(cs[i].thread, i % ncpu);
+		}
+	}
+	pthread_barrier_wait(&start_line);
+	t0 = now_ns();
+	for (i = 0; i < conns; i++)
+		pthread_join(cs[i].thread, NULL);
+	t1 = now_ns();
+	for (i = 0; i < conns; i++) {
+		server_stop(&cs[i].srv);
+		total += cs[i].done;
+	}
+	if (total != (long)conns * reqs) {
+		fprintf(stderr, "%s: only %ld of %ld round trips\n", argv[0],
+			total, (long)conns * reqs);
+		return 1;
+	}
+	printf("ns_per_rt %.1f rts %ld\n", (double)(t1 - t0) / total, total);
+	return 0;
+}
