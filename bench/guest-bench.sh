@@ -80,7 +80,14 @@ start_tracer()
 stop_tracer()
 {
 	[ -n "$tracer" ] || return 0
+	local i
 	kill -INT "$tracer" 2>/dev/null
+	# a tracer that does not exit within a minute is killed
+	for i in $(seq 240); do
+		kill -0 "$tracer" 2>/dev/null || break
+		sleep 0.25
+	done
+	kill -KILL "$tracer" 2>/dev/null
 	wait "$tracer" 2>/dev/null
 	tracer=''
 }
