@@ -6,7 +6,12 @@
  * Measuring: every handler counts its calls per CPU and kind, and times
  * one call in KPROF_COST_SAMPLE_EVERY with local_clock() (NMI-safe, cheap,
  * monotonic on one CPU while preemption is off), adding that time times
- * KPROF_COST_SAMPLE_EVERY to its CPU's estimate.  A kind's counters are
+ * KPROF_COST_SAMPLE_EVERY to its CPU's estimate.  A timed call counts at
+ * most KPROF_COST_CLAMP times its kind's typical time on that CPU (a
+ * moving average of what was counted): a call that spans an interrupt,
+ * or a virtual CPU that its host did not run, says nothing about the
+ * handler, and would otherwise count sixteen-fold.  A real change of cost
+ * still shows: the typical time follows it within a few timed calls.  A kind's counters are
  * written only by handlers that cannot nest on a CPU (kprobe handlers do
  * not nest; the sampling handler has a kind of its own), so plain per-CPU
  * adds suffice.  A probe handler's time includes a sample that interrupts
@@ -43,6 +48,10 @@
 #define KPROF_GUARD_PPM		1000000ULL
 /* sampling rate at KPROF_GUARD_LOW_RATE: the configured rate >> this */
 #define KPROF_GUARD_RATE_SHIFT	2
+/* A timed call counts at most this many times its kind's typical time. */
+#define KPROF_COST_CLAMP	8
+/* The first timed call of a kind counts at most this long (ns). */
+#define KPROF_COST_FIRST_MAX	(100 * NSEC_PER_USEC)
 
 /* Written by this CPU's handlers; the level by the work item. */
 struct kprof_guard_pcpu {
@@ -50,6 +59,7 @@ struct kprof_guard_pcpu {
 	u64 calls[KPROF_COST_NR];
 	u64 shed_stacks[2];	/* [0] probes, [1] the sampling handler */
 	u64 shed_requests;
+	u32 typ_ns[KPROF_COST_NR];	/* typical timed call, 0: none yet */
 	unsigned int level;
 };
 
@@ -91,7 +101,8 @@ u64 kprof_guard_begin(unsigned int kind)
 void kprof_guard_end(unsigned int kind, u64 t0)
 {
 	struct kprof_guard_pcpu *g;
-	u64 now;
+	u64 now, d;
+	u32 typ;
 
 	if (!t0)
 		return;
@@ -99,8 +110,16 @@ void kprof_guard_end(unsigned int kind, u64 t0)
 	if (now <= t0)
 		return;
 	g = this_cpu_ptr(&kprof_guard_pcpu);
-	WRITE_ONCE(g->ns[kind], g->ns[kind] +
-		   (now - t0) * KPROF_COST_SAMPLE_EVERY);
+	d = now - t0;
+	typ = READ_ONCE(g->typ_ns[kind]);
+	if (typ)
+		d = min_t(u64, d, (u64)typ * KPROF_COST_CLAMP);
+	else
+		d = min_t(u64, d, KPROF_COST_FIRST_MAX);
+	/* a moving average of weight 1/8; at most 1.875 times per call */
+	typ = typ ? typ - (typ >> 3) + (u32)(d >> 3) : (u32)d;
+	WRITE_ONCE(g->typ_ns[kind], max_t(u32, typ, 1));
+	WRITE_ONCE(g->ns[kind], g->ns[kind] + d * KPROF_COST_SAMPLE_EVERY);
 }
 
 static unsigned int kprof_guard_level(void)
