@@ -165,10 +165,13 @@ FIXTURE_SETUP(guard)
 	read_budget(self->saved, sizeof(self->saved));
 	ASSERT_EQ(0, write_budget(CALM_BUDGET));
 	/*
-	 * Start from level 0: an earlier test may have left a CPU shedding,
-	 * and the guard steps down only one level per window.
+	 * Start from a guard at rest: an earlier test may have left a CPU
+	 * shedding (the guard steps down one level per window), or a window
+	 * of its load that the new budget would judge.  At rest, with
+	 * nothing running, the guard reports no load.
 	 */
-	ASSERT_EQ(0, WAIT_STATS(self->fd, st, 30, st.guard_level == 0));
+	ASSERT_EQ(0, WAIT_STATS(self->fd, st, 30,
+				st.guard_level == 0 && st.load_ppm == 0));
 }
 
 FIXTURE_TEARDOWN(guard)
