@@ -21,9 +21,8 @@ ln -sf /proc/self/fd/1 /dev/stdout
 export KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof
 # The overhead guard is off for the suite (guard_test sets its own
 # budgets): under CPU emulation a probe hit costs tens of times what it
-# costs on hardware, and the guard's sampled measurement counts a call
-# that spans a preemption of the virtual CPU sixteen-fold, so it sheds
-# stack walks at random in the middle of tests that count them.
+# costs on hardware, so at the default 1% the guard would rightly shed
+# stack walks in the middle of tests that count them.
 export KPROF_LOAD_PARAMS=${KPROF_LOAD_PARAMS-budget_ppm=0}
 ksft=$proj/build/ksft/kprofmod
 : >"$tap"
