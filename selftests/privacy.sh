@@ -36,8 +36,9 @@ tap_check "no marker in the mapped region of any interval" \
 	$SCAN scan "$tmp/full.bin"
 tap_check "no kernel address in the region" $SCAN kaddr "$tmp/full.bin"
 
-# Every reader output, each taken while the marker flows.
-"$PW" -d 60 >/dev/null &
+# Every reader output, each taken while the marker flows (until killed
+# below: the readers take minutes on a slow emulated CPU).
+"$PW" -d 600 >/dev/null &
 pw=$!
 R=$tmp/r
 mkdir "$R"
