@@ -11,11 +11,12 @@
  * moving average of what was counted): a call that spans an interrupt,
  * or a virtual CPU that its host did not run, says nothing about the
  * handler, and would otherwise count sixteen-fold.  A real change of cost
- * still shows: the typical time follows it within a few timed calls.  A kind's counters are
- * written only by handlers that cannot nest on a CPU (kprobe handlers do
- * not nest; the sampling handler has a kind of its own), so plain per-CPU
- * adds suffice.  A probe handler's time includes a sample that interrupts
- * it, so that sample is counted twice: the estimate errs high.
+ * still shows: the typical time follows it within a few timed calls.
+ * A kind's counters are written only by handlers that cannot nest on a
+ * CPU (kprobe handlers do not nest; the sampling handler has a kind of
+ * its own), so plain per-CPU adds suffice.  A probe handler's time
+ * includes a sample that interrupts it, so that sample is counted twice:
+ * the estimate errs high.
  *
  * Deciding: a work item, four times a second while something runs, adds
  * up each CPU's estimate over the last second (four buckets) and compares
