@@ -607,49 +607,34 @@ static void ctl_expect(int ret, int ok1, int ok2, const char *what)
 	}
 }
 
+/* What the toggler does, one drawn at random each time. */
+static const struct toggle {
+	unsigned long cmd;
+	unsigned int arg;
+	int also_ok;	/* a second acceptable result besides 0 */
+	const char *what;
+} toggles[] = {
+	{ KPROF_IOC_START, KPROF_RUN_TCP, 0, "START tcp" },
+	{ KPROF_IOC_STOP, KPROF_RUN_TCP, 0, "STOP tcp" },
+	{ KPROF_IOC_START, KPROF_RUN_CPU, 0, "START cpu" },
+	{ KPROF_IOC_STOP, KPROF_RUN_CPU, 0, "STOP cpu" },
+	{ KPROF_IOC_START, KPROF_RUN_ALL, 0, "START all" },
+	{ KPROF_IOC_STOP, KPROF_RUN_ALL, 0, "STOP all" },
+	{ KPROF_IOC_RESET, KPROF_RESET_INTERVAL, 0, "RESET interval" },
+	/* needs everything stopped, else -EBUSY */
+	{ KPROF_IOC_RESET, KPROF_RESET_STACKS, -EBUSY, "RESET stacks" },
+};
+
 static void *toggler_main(void *arg)
 {
 	unsigned int seed = 7;
 	int fd = dev_fd;
 
 	while (!atomic_load(&stop_chaos)) {
-		switch (rnd(&seed, 8)) {
-		case 0:
-			ctl_expect(kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP),
-				   0, 0, "START tcp");
-			break;
-		case 1:
-			ctl_expect(kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP),
-				   0, 0, "STOP tcp");
-			break;
-		case 2:
-			ctl_expect(kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_CPU),
-				   0, 0, "START cpu");
-			break;
-		case 3:
-			ctl_expect(kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU),
-				   0, 0, "STOP cpu");
-			break;
-		case 4:
-			ctl_expect(kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL),
-				   0, 0, "START all");
-			break;
-		case 5:
-			ctl_expect(kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_ALL),
-				   0, 0, "STOP all");
-			break;
-		case 6:
-			ctl_expect(kp_ctl(fd, KPROF_IOC_RESET,
-					  KPROF_RESET_INTERVAL), 0, 0,
-				   "RESET interval");
-			break;
-		default:
-			/* needs everything stopped, else -EBUSY */
-			ctl_expect(kp_ctl(fd, KPROF_IOC_RESET,
-					  KPROF_RESET_STACKS), 0, -EBUSY,
-				   "RESET stacks");
-			break;
-		}
+		const struct toggle *t =
+			&toggles[rnd(&seed, sizeof(toggles) / sizeof(toggles[0]))];
+
+		ctl_expect(kp_ctl(fd, t->cmd, t->arg), 0, t->also_ok, t->what);
 		sleep_ns((50 + rnd(&seed, 200)) * MS);
 	}
 	return NULL;
