@@ -141,14 +141,22 @@ tcp_one()
 	[ -n "$v" ] && out "tcp $cfg $round $v"
 }
 
-if [[ " $stages " == *" tcp "* ]]; then
-	cfgs=(none stopped kprof_hi kprof_t0 bt_floor bt_equiv bt_stacks)
+# run_rounds STAGE CFG...: every round runs each CFG once through STAGE_one,
+# in an order rotated by one each round.
+run_rounds()
+{
+	local stage=$1 r c
+	shift
 	for ((r = 1; r <= rounds; r++)); do
-		log "tcp round $r/$rounds"
-		for c in $(rotate $((r - 1)) "${cfgs[@]}"); do
-			tcp_one "$c" "$r"
+		log "$stage round $r/$rounds"
+		for c in $(rotate $((r - 1)) "$@"); do
+			"${stage}_one" "$c" "$r"
 		done
 	done
+}
+
+if [[ " $stages " == *" tcp "* ]]; then
+	run_rounds tcp none stopped kprof_hi kprof_t0 bt_floor bt_equiv bt_stacks
 fi
 
 # ---- CPU sampling ----
@@ -174,13 +182,7 @@ cpu_one()
 
 if [[ " $stages " == *" cpu "* ]]; then
 	unload
-	cfgs=(none kprof_99 perf_99 bt_99 kprof_999 perf_999 bt_999)
-	for ((r = 1; r <= rounds; r++)); do
-		log "cpu round $r/$rounds"
-		for c in $(rotate $((r - 1)) "${cfgs[@]}"); do
-			cpu_one "$c" "$r"
-		done
-	done
+	run_rounds cpu none kprof_99 perf_99 bt_99 kprof_999 perf_999 bt_999
 fi
 
 # ---- export ----
