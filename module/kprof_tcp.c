@@ -34,6 +34,7 @@
 #include "kprof.h"
 #include "compat/kprof_compat_cgroup.h"
 #include "compat/kprof_compat_kprobes.h"
+#include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
 
 #define KPROF_SK_FREE		0UL
@@ -403,6 +404,16 @@ static struct kprobe kprof_kp_sendmsg = {
 	.pre_handler = kprof_pre_sendmsg,
 };
 
+/*
+ * Before v6.5, sendfile() and splice() reach TCP through tcp_sendpage(),
+ * whose first argument is the socket too; from v6.5 they go through
+ * tcp_sendmsg() and the symbol is gone.
+ */
+static struct kprobe kprof_kp_sendpage = {
+	.symbol_name = "tcp_sendpage",
+	.pre_handler = kprof_pre_sendmsg,
+};
+
 static struct kprobe kprof_kp_cleanup = {
 	.symbol_name = "tcp_cleanup_rbuf",
 	.pre_handler = kprof_pre_cleanup_rbuf,
@@ -444,6 +455,7 @@ static struct kprobe *const kprof_kps[] = {
 	&kprof_kp_cleanup,
 	&kprof_kp_connect,
 	&kprof_kp_sendmsg,
+	&kprof_kp_sendpage,
 };
 
 static const u32 kprof_kp_bits[] = {
@@ -453,6 +465,7 @@ static const u32 kprof_kp_bits[] = {
 	KPROF_ATTACH_TCP_CLEANUP_RBUF,
 	KPROF_ATTACH_TCP_CONNECT,
 	KPROF_ATTACH_TCP_SENDMSG,
+	KPROF_ATTACH_TCP_SENDPAGE,
 };
 
 u32 kprof_tcp_attach(void)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -109,6 +110,38 @@ TEST_F(tcp, ipv4_counts_and_p50)
 TEST_F(tcp, ipv6_counts_and_p50)
 {
 	check_delay(_metadata, self->fd, &self->ex, AF_INET6);
+}
+
+/*
+ * Requests sent with sendfile(): before v6.5 they reach TCP through
+ * tcp_sendpage(), not tcp_sendmsg(), and must be counted all the same.
+ */
+TEST_F(tcp, sendfile_requests_counted)
+{
+	struct server s = { .respond = 1 };
+	char buf[REQ_LEN] = "kprof sendfile";
+	int mfd, fd, i, n = 20;
+
+	mfd = syscall(SYS_memfd_create, "kprof-req", 0);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(sizeof(buf), write(mfd, buf, sizeof(buf)));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, server_start(&s, AF_INET, 2 * MS));
+	fd = client_connect(AF_INET, s.port);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < n; i++) {
+		off_t off = 0;
+
+		ASSERT_EQ(sizeof(buf), sendfile(fd, mfd, &off, sizeof(buf)));
+		ASSERT_EQ(0, read_full(fd, buf, sizeof(buf)));
+	}
+	close(fd);
+	server_stop(&s);
+	close(mfd);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(n, rows_count(&self->ex, s.port, KPROF_ROLE_CLIENT, NULL));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 TEST_F(tcp, rows_carry_the_endpoint)
