@@ -22,6 +22,7 @@
 #include <linux/vmalloc.h>
 
 #include "kprof.h"
+#include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
 
 #define KPROF_ROW_PROBES	32

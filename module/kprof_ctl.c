@@ -13,6 +13,7 @@
 
 #include "kprof.h"
 #include "compat/kprof_compat_cgroup.h"
+#include "compat/kprof_compat_compiler.h"
 
 static DEFINE_MUTEX(kprof_ctl_lock);
 

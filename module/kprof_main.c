@@ -18,6 +18,7 @@
 #include <linux/stringify.h>
 
 #include "kprof.h"
+#include "compat/kprof_compat_mm.h"
 
 /* Capacities: fixed at load, every table is preallocated from them. */
 unsigned int kprof_cpu_rows = 512;
@@ -143,6 +144,8 @@ static int __init kprof_init(void)
 	ret = kprof_export_init();
 	if (ret)
 		goto err_agg;
+	/* every table the NMI-context sampling path touches now exists */
+	kprof_vmalloc_sync();
 	ret = kprof_tcp_init();
 	if (ret)
 		goto err_export;

@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/hardirq.h>
 #include <linux/jhash.h>
+#include <linux/module.h>	/* before kallsyms.h, which uses it on 4.14 */
 #include <linux/kallsyms.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -28,6 +29,7 @@
 #include <linux/vmalloc.h>
 
 #include "kprof.h"
+#include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_stack.h"
 #include "compat/kprof_compat_uaccess.h"
 
@@ -137,7 +139,7 @@ static unsigned int kprof_trim_kernel(const unsigned long *raw, unsigned int n,
 static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 				    unsigned int max)
 {
-	unsigned long fp, frame[2];
+	unsigned long fp, frame[2] = { 0, 0 };
 	unsigned int n = 0;
 
 	if (!current->mm || (current->flags & PF_KTHREAD))

@@ -43,8 +43,15 @@ static inline unsigned long kprof_probe_arg(struct pt_regs *regs,
  * interrupts off).  Returning 1 with the ip just past the 5-byte call
  * site skips it as the nop it is outside tracing; from the ftrace
  * callback it is where kprobe_ftrace_handler() returns anyway.
+ *
+ * v4.18 (jprobes removed): before, a pre-handler returning non-zero had to
+ * reset current_kprobe and the preemption count itself, as a jprobe did.
+ * Those kernels never hand an int3 on a call site that ftrace is patching
+ * to kprobes (do_int3() gives it to ftrace_int3_handler() first), so there
+ * the pre-handler simply returns 0.
  */
-#if defined(CONFIG_X86) && defined(CONFIG_KPROBES_ON_FTRACE)
+#if defined(CONFIG_X86) && defined(CONFIG_KPROBES_ON_FTRACE) && \
+	!KPROF_KERNEL_BEFORE(4, 18, 0)
 static inline int kprof_probe_done(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!kprobe_ftrace(p))

@@ -3,8 +3,51 @@
 #ifndef _KPROF_COMPAT_MM_H
 #define _KPROF_COMPAT_MM_H
 
+#include <linux/kdebug.h>
 #include <linux/mm.h>
+#include <linux/notifier.h>
 #include "kprof_compat_version.h"
+
+/* v4.18: array_size() (linux/overflow.h): a product saturating at SIZE_MAX. */
+#if KPROF_KERNEL_BEFORE(4, 18, 0)
+static inline size_t array_size(size_t a, size_t b)
+{
+	if (b && a > SIZE_MAX / b)
+		return SIZE_MAX;
+	return a * b;
+}
+#endif
+
+/*
+ * v5.8: vmalloc space is mapped in every page table from boot.  Before, a
+ * page table could miss the top-level entry of a new vmalloc area and get
+ * it on the first access, through a page fault that x86-64 does not allow
+ * in NMI (vmalloc_fault() warns there).  kprofmod's perf overflow handler
+ * runs in NMI and touches vmalloc'ed tables, so after allocating them sync
+ * every page table.  vmalloc_sync_mappings() (vmalloc_sync_all() before
+ * v5.6) is not exported, but register_die_notifier() calls it first thing.
+ */
+#if KPROF_KERNEL_BEFORE(5, 8, 0)
+static inline int kprof_vmalloc_sync_nop(struct notifier_block *nb,
+					 unsigned long val, void *data)
+{
+	return NOTIFY_DONE;
+}
+
+static inline void kprof_vmalloc_sync(void)
+{
+	static struct notifier_block nb = {
+		.notifier_call = kprof_vmalloc_sync_nop,
+	};
+
+	if (!register_die_notifier(&nb))
+		unregister_die_notifier(&nb);
+}
+#else
+static inline void kprof_vmalloc_sync(void)
+{
+}
+#endif
 
 /* v6.3: vm_flags became read-only; change them with vm_flags_{set,clear}. */
 #if KPROF_KERNEL_BEFORE(6, 3, 0)

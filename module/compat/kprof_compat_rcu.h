@@ -8,20 +8,16 @@
 
 /*
  * Probe and perf overflow handlers run with preemption (or interrupts)
- * disabled.  v4.20 made synchronize_rcu() wait for such sections too.
- * Before, wait until every CPU has scheduled once: a work item can only
- * run on a CPU once the handler running there has returned.
+ * disabled.  v4.20 made synchronize_rcu() wait for such sections too, and
+ * for rcu_dereference_sched() readers with them.  Before, only
+ * synchronize_sched() (RCU-sched, removed in v5.1) does; checkpatch
+ * rightly steers new code away from that name, but on these kernels
+ * synchronize_rcu() would return under a running handler.
  */
 #if KPROF_KERNEL_BEFORE(4, 20, 0)
-#include <linux/workqueue.h>
-
-static void kprof_wait_handlers_work(struct work_struct *w)
-{
-}
-
-#define kprof_wait_handlers()	schedule_on_each_cpu(kprof_wait_handlers_work)
+#define kprof_wait_handlers	synchronize_sched
 #else
-#define kprof_wait_handlers()	synchronize_rcu()
+#define kprof_wait_handlers	synchronize_rcu
 #endif
 
 #endif /* _KPROF_COMPAT_RCU_H */

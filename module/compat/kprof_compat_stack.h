@@ -6,7 +6,10 @@
 #include <linux/stacktrace.h>
 #include "kprof_compat_version.h"
 
-/* v5.2: stack_trace_save() replaced save_stack_trace(struct stack_trace). */
+/*
+ * v5.2: stack_trace_save() replaced save_stack_trace(struct stack_trace),
+ * which on x86 ended a trace that fits with a ULONG_MAX marker.
+ */
 #if KPROF_KERNEL_BEFORE(5, 2, 0)
 static inline unsigned int kprof_stack_trace_save(unsigned long *store,
 						  unsigned int size)
@@ -17,6 +20,8 @@ static inline unsigned int kprof_stack_trace_save(unsigned long *store,
 	};
 
 	save_stack_trace(&trace);
+	if (trace.nr_entries && store[trace.nr_entries - 1] == ULONG_MAX)
+		trace.nr_entries--;
 	return trace.nr_entries;
 }
 #else
