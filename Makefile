@@ -24,17 +24,18 @@ SAFETY := 6.1-rt debug
 PREFIX ?= /usr/local
 
 .PHONY: all module module-clean reader selftests deps check check-matrix \
-	vmcheck vmcheck-debug demo install install-module clean help bench bench-bin
+	vmcheck vmcheck-debug vmcheck-kdir demo install install-module clean help bench bench-bin
 
 all: module reader
 
 help:
 	@echo "make              build kprofmod.ko (KVER=/KDIR= pick the kernel) and userspace/kprof"
 	@echo "make demo         build, boot a VM with the module, run the reader"
-	@echo "make check        quality gates, compile matrix, selftests booted on 6.1, 6.1-rt and the debug kernel"
+	@echo "make check        quality gates, compile matrix, selftests booted on Debian's 6.1"
 	@echo "make check-matrix make check, plus the selftests booted on every matrix kernel"
 	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX) $(SAFETY))"
 	@echo "make vmcheck-debug  selftests booted on the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "make vmcheck-kdir KDIR=DIR [IMAGE=FILE]  W=1, DKMS build and selftests on a prepared kernel tree and its image"
 	@echo "make install      install the reader, the man pages and bash completion"
 	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
 	@echo "make bench        overhead benchmarks against bpftrace, bcc and perf in one VM; writes bench/RESULTS.md"
@@ -92,6 +93,11 @@ vmcheck: deps $(KSFT_DIR)/lib.mk
 
 vmcheck-debug: deps $(KSFT_DIR)/lib.mk
 	$(VM)/check.sh --boot debug
+
+# Any prepared kernel build tree (e.g. an older kernel built by hand) and
+# its image: make vmcheck-kdir KDIR=/path/to/linux [IMAGE=bzImage]
+vmcheck-kdir: deps $(KSFT_DIR)/lib.mk
+	$(VM)/check.sh --kdir "$(KDIR)" $(if $(IMAGE),--image "$(IMAGE)")
 
 demo: deps
 	$(VM)/demo.sh

@@ -15,6 +15,13 @@
 #             and on 6.1-rt the console must also be free of kernel splats
 #             (see splat_check), and on the debug kernel kmemleak must find
 #             nothing after the suite.
+# --kdir DIR  a prepared kernel build tree from outside the matrix (older
+#             kernels, own builds): W=1 build against it, `dkms build
+#             --kernelsourcedir DIR` in a private DKMS tree, then boot
+#             --image IMAGE (default DIR/arch/x86/boot/bzImage) with
+#             virtme-ng; there DKMS builds and installs the module into
+#             the guest's own /lib/modules, and the selftests and the DKMS
+#             modprobe test run; the console gets the kernel-splat checks.
 #
 # Every step is recorded as TAP under build/results/; the last line printed
 # is tap-summary's `N passed, N failed`, and the exit status is non-zero on
@@ -29,13 +36,15 @@ ks=$vm/kernel.sh
 dk=$vm/debug-kernel.sh
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
 
-gates=0 unit=0 compile='' boot=''
+gates=0 unit=0 compile='' boot='' kdir='' image=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--gates) gates=1 ;;
 	--unit) unit=1 ;;
 	--compile) compile=$2; shift ;;
 	--boot) boot=$2; shift ;;
+	--kdir) kdir=$2; shift ;;
+	--image) image=$2; shift ;;
 	*) echo "check.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -59,11 +68,16 @@ tap()
 	fi
 }
 
-# Build the module for NAME with W=1; fails on any warning.
+# Build the module for NAME (against KDIR when given) with W=1; fails on
+# any warning.
 build_module()
 {
-	local name=$1 log=$out/build-$1.log rc kdir
-	if [ "$name" = debug ]; then
+	local name=$1 log=$out/build-$1.log rc kdir=${2:-}
+	if [ -n "$kdir" ]; then
+		make module-clean KDIR="$kdir" >/dev/null 2>&1
+		make module KDIR="$kdir" W=1 >"$log" 2>&1
+		rc=$?
+	elif [ "$name" = debug ]; then
 		kdir=$("$dk" kdir) || return 1
 		make module-clean KDIR="$kdir" >/dev/null 2>&1
 		make module KDIR="$kdir" W=1 >"$log" 2>&1
@@ -88,7 +102,8 @@ dkms_in()
 
 # splat_check NAME CONSOLE: one TAP result per kind of kernel splat, each
 # failing when the guest's console (the kernel's messages at loglevel 5:
-# errors and warnings) shows one.  Lockdep's reports all begin "WARNING:"
+# errors and warnings) shows one.  Only the kernel's lines count (they
+# carry a [seconds] stamp): not the host tools' or the tests'.  Lockdep's reports all begin "WARNING:"
 # or "BUG:"; they are counted first on their own.
 splat_check()
 {
@@ -101,7 +116,8 @@ splat_check()
 		"\"WARNING:\" of any kind|WARNING:" \
 		"oops, panic or stall|Oops|Kernel panic|general protection fault|rcu_.*self-detected stall|soft lockup|hung_task"; do
 		re=${kind#*|}
-		hits=$(grep -aE "$re" "$log" | head -n 20)
+		hits=$(grep -aE "\\[ *[0-9]+\\.[0-9]+\\] .*($re)" "$log" |
+			head -n 20)
 		[ -z "$hits" ] || printf '%s\n' "$hits"
 		tap "$f" "$( [ -z "$hits" ]; echo $?)" \
 			"no ${kind%%|*} on the console of $name"
@@ -241,6 +257,61 @@ for name in $boot; do
 
 	[ "$name" = debug ] || dkms_clean "$name"
 done
+
+# A prepared build tree: W=1 build, DKMS build in a private tree, the suite.
+if [ -n "$kdir" ]; then
+	kdir=$(cd "$kdir" 2>/dev/null && pwd)
+	image=${image:-$kdir/arch/x86/boot/bzImage}
+	kver=$(cat "$kdir/include/config/kernel.release" 2>/dev/null)
+	name=kdir-$kver
+	echo "== boot $kver from $kdir"
+	if [ -z "$kver" ] || [ ! -r "$image" ]; then
+		echo "check.sh: --kdir needs a built kernel tree (include/config/kernel.release) and its image ($image)" >&2
+		tap "vm-$name" 1 "prepared kernel tree and image"
+	else
+		build_module "$name" "$kdir"
+		tap "vm-$name" $? "module builds with W=1 and no warnings on $kver ($kdir)"
+
+		# DKMS in its own tree: nothing of the host's DKMS state
+		# is touched, and nothing is installed.
+		dt=$(mktemp -d)
+		mkdir -p "$dt/tree" "$dt/src/kprofmod-$version"
+		tar -C "$proj" --exclude=./build --exclude=./.git -cf - . |
+			tar -C "$dt/src/kprofmod-$version" -xf -
+		dlog=$out/dkms-$name.log
+		dkms build -m kprofmod -v "$version" -k "$kver" \
+			--kernelsourcedir "$kdir" --dkmstree "$dt/tree" \
+			--sourcetree "$dt/src" >"$dlog" 2>&1 &&
+			ls "$dt/tree/kprofmod/$version/$kver"/*/module/kprofmod.ko* >>"$dlog" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] || tail -n 20 "$dlog"
+		tap "vm-$name" $rc "dkms build -k $kver --kernelsourcedir $kdir"
+		rm -rf "$dt"
+
+		make -s selftests >/dev/null 2>&1
+		# In the VM, DKMS builds against the same tree and installs
+		# into the guest's own /lib/modules (a tmpfs there), so the
+		# suite and the DKMS modprobe test run as on an installed
+		# kernel.  The tree is shared read-only as /mnt: its own path
+		# may be hidden there (virtme-ng mounts empty tmpfs on
+		# /var/tmp, /var/cache and a few more).
+		t0=$(date +%s)
+		KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --rodir=/mnt=$kdir" \
+		"$vm/vng-run" -i "$image" -c 2 -m 2G -- \
+			"selftests/vm/dkms-guest.sh install /mnt >$out/dkms-guest-$name.log 2>&1;
+			 KPROF_DKMS=1 KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
+			2>&1 | cat >"$out/console-$name.log"
+		rc=${PIPESTATUS[0]}
+		echo "  VM on $kver: $(($(date +%s) - t0)) s"
+		if [ "$rc" -eq 0 ] && [ -f "$out/guest-$name.tap" ]; then
+			cat "$out/guest-$name.tap"
+		else
+			tail -n 150 "$out/console-$name.log"
+		fi
+		tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
+		splat_check "$name" "$out/console-$name.log"
+	fi
+fi
 
 echo "== summary"
 # shellcheck disable=SC2046

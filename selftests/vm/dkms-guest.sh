@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # In the VM: the module that DKMS installed for this kernel loads with
-# modprobe and answers the reader.  TAP output.
+# modprobe and answers the reader.  TAP output.  With "install KDIR"
+# it first installs the module with DKMS itself (see below).
 set -u
 proj=$(cd "$(dirname "$0")/../.." && pwd)
 kprof=$proj/userspace/kprof
@@ -12,6 +13,25 @@ result()
 	n=$((n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=1; fi
 }
+
+# dkms-guest.sh install KDIR: first add, build and install the module with
+# DKMS for the running kernel from its build tree KDIR (a kernel booted
+# from an image, not installed: /lib/modules is the VM's own), quietly.
+if [ "${1:-}" = install ]; then
+	kver=$(uname -r)
+	# virtme-ng links /lib/modules/KVER to the tree's .virtme_mods by
+	# its host path, which the guest may not see: a directory of our own
+	if [ ! -e "/lib/modules/$kver/build" ]; then
+		rm -f "/lib/modules/$kver"
+		mkdir -p "/lib/modules/$kver"
+		ln -s "$2" "/lib/modules/$kver/build"
+	fi
+	dkms remove "kprofmod/$ver" --all >/dev/null 2>&1
+	dkms add "$proj" &&
+		dkms build "kprofmod/$ver" -k "$kver" --kernelsourcedir "$2" &&
+		dkms install "kprofmod/$ver" -k "$kver" --kernelsourcedir "$2" --force
+	exit
+fi
 
 echo "TAP version 13"
 echo "1..4"
