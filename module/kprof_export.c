@@ -144,6 +144,21 @@ void kprof_export_exit(void)
 	kprof_stack_seen = NULL;
 }
 
+/*
+ * Every page is mapped at mmap() time, and one zapped later (by
+ * MADV_DONTNEED) is not mapped again: touching it is SIGBUS, in private
+ * mappings too.  Without vm_ops, kernels before v4.19 took a private
+ * mapping of a device for anonymous memory and filled it with zeros.
+ */
+static kprof_vm_fault_t kprof_export_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct kprof_export_vm_ops = {
+	.fault = kprof_export_fault,
+};
+
 int kprof_export_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	if (vma->vm_pgoff)
@@ -154,6 +169,7 @@ int kprof_export_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	kprof_vm_flags_clear(vma, VM_MAYWRITE);
 	kprof_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &kprof_export_vm_ops;
 	return remap_vmalloc_range(vma, kprof_region, 0);
 }
 

@@ -49,6 +49,13 @@ static inline void kprof_vmalloc_sync(void)
 }
 #endif
 
+/* v4.17: fault handlers return vm_fault_t; before, an int. */
+#if KPROF_KERNEL_BEFORE(4, 17, 0)
+#define kprof_vm_fault_t	int
+#else
+#define kprof_vm_fault_t	vm_fault_t
+#endif
+
 /* v6.3: vm_flags became read-only; change them with vm_flags_{set,clear}. */
 #if KPROF_KERNEL_BEFORE(6, 3, 0)
 static inline void kprof_vm_flags_set(struct vm_area_struct *vma,
