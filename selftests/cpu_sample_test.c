@@ -173,10 +173,16 @@ TEST_F(cpu, attributes_75_25)
 	EXPECT_LT(other, (a + b) / 10);
 }
 
+/*
+ * Under emulation timer samples skid to where interrupts come back on, and
+ * on 4.14 most samples of this loop land on do_syscall_64()'s interrupt
+ * enable: the write path's share depends on the kernel.  It must be seen,
+ * and the kernel stacks must reach down to the syscall entry.
+ */
 TEST_F(cpu, syscall_path_has_kernel_frames)
 {
 	const struct kprof_cpu_row *r;
-	uint64_t kernel = 0, write_path = 0;
+	uint64_t kernel = 0, write_path = 0, entry = 0;
 	pid_t pid;
 	uint32_t i, k;
 
@@ -190,6 +196,7 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 	for (i = 0; i < self->ex.hdr->nr_cpu_rows; i++) {
 		const struct kprof_stack *st = find_stack(&self->ex,
 							  r[i].stack_id);
+		int in_write = 0, in_entry = 0;
 		const char *s;
 
 		if (r[i].tgid != (uint32_t)pid || !st || !st->nr_kernel)
@@ -198,17 +205,23 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 		s = (const char *)self->ex.map + self->ex.hdr->strings_off +
 		    st->ksyms_off;
 		for (k = 0; k < st->nr_kernel; k++, s += strlen(s) + 1) {
-			if (strstr(s, "sys_write") || strstr(s, "vfs_write")) {
-				write_path += r[i].samples;
-				break;
-			}
+			/* SyS_write before v4.17, then __x64_sys_write */
+			if (strcasestr(s, "sys_write") ||
+			    strstr(s, "vfs_write"))
+				in_write = 1;
+			if (strstr(s, "entry_SYSCALL") ||
+			    strstr(s, "do_syscall_64"))
+				in_entry = 1;
 		}
+		write_path += in_write ? r[i].samples : 0;
+		entry += in_entry ? r[i].samples : 0;
 	}
-	TH_LOG("%llu samples in the kernel, %llu of them in the write path",
-	       (unsigned long long)kernel, (unsigned long long)write_path);
-	/* the rest is syscall entry and exit, around the write path */
+	TH_LOG("%llu samples in the kernel, %llu of them in the write path, %llu reaching the syscall entry",
+	       (unsigned long long)kernel, (unsigned long long)write_path,
+	       (unsigned long long)entry);
 	EXPECT_LT(20, kernel);
-	EXPECT_LT(kernel / 3, write_path);
+	EXPECT_LT(kernel / 10, write_path);
+	EXPECT_LT(kernel * 3 / 4, entry);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -1058,10 +1059,23 @@ TEST_F(fz, mmap_random)
 		MAP_SHARED | MAP_LOCKED, MAP_PRIVATE | MAP_32BIT };
 	unsigned long i, ok = 0, bad = 0;
 	struct statvfs vfs;
+	int have_validate, mfd;
+	void *a;
 
 	SKIP_32BIT();
 
 	ASSERT_EQ(0, statvfs(KPROF_TEST_DEV, &vfs));
+	/* MAP_SHARED_VALIDATE is v4.15: before, an unknown mapping type */
+	mfd = syscall(SYS_memfd_create, "kprof-fuzz", 0);
+	ASSERT_LE(0, mfd);
+	ASSERT_EQ(0, ftruncate(mfd, pg));
+	a = mmap(NULL, pg, PROT_READ, MAP_SHARED_VALIDATE, mfd, 0);
+	have_validate = a != MAP_FAILED;
+	if (have_validate)
+		munmap(a, pg);
+	else
+		note("no MAP_SHARED_VALIDATE here: %s\n", strerror(errno));
+	close(mfd);
 	rng_state = seed ? seed : 1;
 	note("seed %" PRIu64 "\n", seed);
 	for (i = 0; i < 2000; i++) {
@@ -1091,7 +1105,8 @@ TEST_F(fz, mmap_random)
 		e = p == MAP_FAILED ? errno : 0;
 		want_fail = !len || off || (ALIGN_UP(len, (size_t)pg) > sz) ||
 			    (prot & PROT_WRITE) ||
-			    ((prot & PROT_EXEC) && (vfs.f_flag & ST_NOEXEC));
+			    ((prot & PROT_EXEC) && (vfs.f_flag & ST_NOEXEC)) ||
+			    (flags == MAP_SHARED_VALIDATE && !have_validate);
 		if (!e) {
 			ok++;
 			if (want_fail || ((prot & PROT_READ) &&
