@@ -124,6 +124,31 @@ splat_check()
 	done
 }
 
+# boot_suite NAME KVER GUESTCMD VNG-RUN-ARGS...: boot a 2-CPU VM, run
+# GUESTCMD there (it leaves the suite's TAP in $out/guest-NAME.tap), keep
+# the console in $out/console-NAME.log and record whether it came back.
+boot_suite()
+{
+	local name=$1 kver=$2 cmd=$3 rc t0
+	shift 3
+	t0=$(date +%s)
+	# Through a pipe: qemu opens its stdout and stderr again by path,
+	# truncating a regular file, and each opening writes at its own
+	# offset, so the kernel's messages would be overwritten.
+	"$vm/vng-run" "$@" -c 2 -m 2G -- "$cmd" 2>&1 |
+		cat >"$out/console-$name.log"
+	rc=${PIPESTATUS[0]}
+	echo "  VM on $kver: $(($(date +%s) - t0)) s"
+	# the console has the kernel's messages too (vng --verbose): shown
+	# whole only when the VM did not come back
+	if [ "$rc" -eq 0 ] && [ -f "$out/guest-$name.tap" ]; then
+		cat "$out/guest-$name.tap"
+	else
+		tail -n 150 "$out/console-$name.log"
+	fi
+	tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
+}
+
 dkms_clean()
 {
 	dkms_in "$1" remove "kprofmod/$version" --all >/dev/null 2>&1
@@ -233,24 +258,9 @@ for name in $boot; do
 	tap "vm-$name" $? "module builds with W=1 and no warnings on $kver"
 	make -s selftests >/dev/null 2>&1
 
-	cpus=2
-	t0=$(date +%s)
-	# Through a pipe: qemu opens its stdout and stderr again by path,
-	# truncating a regular file, and each opening writes at its own
-	# offset, so the kernel's messages would be overwritten.
-	"$vm/vng-run" "${boot_args[@]}" -c "$cpus" -m 2G -- \
+	boot_suite "$name" "$kver" \
 		"$guest_env KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
-		2>&1 | cat >"$out/console-$name.log"
-	rc=${PIPESTATUS[0]}
-	echo "  VM on $kver: $(($(date +%s) - t0)) s"
-	# the console has the kernel's messages too (vng --verbose): shown
-	# whole only when the VM did not come back
-	if [ "$rc" -eq 0 ] && [ -f "$out/guest-$name.tap" ]; then
-		cat "$out/guest-$name.tap"
-	else
-		tail -n 150 "$out/console-$name.log"
-	fi
-	tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
+		"${boot_args[@]}"
 	case $name in
 	debug|6.1-rt) splat_check "$name" "$out/console-$name.log" ;;
 	esac
@@ -295,20 +305,11 @@ if [ -n "$kdir" ]; then
 		# kernel.  The tree is shared read-only as /mnt: its own path
 		# may be hidden there (virtme-ng mounts empty tmpfs on
 		# /var/tmp, /var/cache and a few more).
-		t0=$(date +%s)
 		KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --rodir=/mnt=$kdir" \
-		"$vm/vng-run" -i "$image" -c 2 -m 2G -- \
+		boot_suite "$name" "$kver" \
 			"selftests/vm/dkms-guest.sh install /mnt >$out/dkms-guest-$name.log 2>&1;
 			 KPROF_DKMS=1 KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
-			2>&1 | cat >"$out/console-$name.log"
-		rc=${PIPESTATUS[0]}
-		echo "  VM on $kver: $(($(date +%s) - t0)) s"
-		if [ "$rc" -eq 0 ] && [ -f "$out/guest-$name.tap" ]; then
-			cat "$out/guest-$name.tap"
-		else
-			tail -n 150 "$out/console-$name.log"
-		fi
-		tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
+			-i "$image"
 		splat_check "$name" "$out/console-$name.log"
 	fi
 fi
