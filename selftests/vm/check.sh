@@ -73,12 +73,10 @@ tap()
 build_module()
 {
 	local name=$1 log=$out/build-$1.log rc kdir=${2:-}
-	if [ -n "$kdir" ]; then
-		make module-clean KDIR="$kdir" >/dev/null 2>&1
-		make module KDIR="$kdir" W=1 >"$log" 2>&1
-		rc=$?
-	elif [ "$name" = debug ]; then
+	if [ "$name" = debug ]; then
 		kdir=$("$dk" kdir) || return 1
+	fi
+	if [ -n "$kdir" ]; then
 		make module-clean KDIR="$kdir" >/dev/null 2>&1
 		make module KDIR="$kdir" W=1 >"$log" 2>&1
 		rc=$?
