@@ -99,6 +99,8 @@ def main():
         elif f[0] == 'info':
             info[f[1]] = ' '.join(f[2:])
 
+    pin = info.get('pin', 'none')
+    pinned = '' if pin == 'none' else ' (the workload pinned to CPU %s)' % pin
     L = []
     L.append('# kprofmod overhead benchmarks\n')
     L.append('Produced by `%s` (one VM boot, %s s of wall time end to end).  '
@@ -142,9 +144,9 @@ def main():
                  'wall time per round trip (all connections together).  '
                  'A round trip is two tracked requests (the client\'s, and '
                  'the server\'s from its answer to the next request), each '
-                 'one tcp_sendmsg and one tcp_cleanup_rbuf hit.\n'
+                 'one tcp_sendmsg and one tcp_cleanup_rbuf hit.%s\n'
                  % (info.get('rr_conns', '?'), info.get('rr_reqs', '?'),
-                    info.get('rr_conns', '?')))
+                    info.get('rr_conns', '?'), pinned))
         L.append('| configuration | ns per round trip: median (q1–q3) | '
                  'overhead per round trip | per request | vs bpftrace equivalent | '
                  'vs floor | noise? |')
@@ -208,14 +210,14 @@ def main():
     if 'none' in cpu:
         base = cpu['none']
         L.append('## CPU sampling\n')
-        L.append('`cpu_work -t %s -n %s`: %s CPU-bound threads (one per vCPU), '
+        L.append('`cpu_work -t %s -n %s`: %s CPU-bound thread(s)%s, '
                  'a fixed amount of work, frame pointers on; runtime under each '
                  'profiler sampling all CPUs.  kprofmod: `kprof top --no-tcp '
                  '--freq HZ -i 1 --json` (reader included); perf: `perf record '
                  '-F HZ -g -a`; bcc: `profile-bpfcc -F HZ`; bpftrace: '
                  '`profile:hz:HZ { @[kstack, ustack] = count(); }`.\n'
                  % (info.get('cpu_threads', '?'), info.get('cpu_iters', '?'),
-                    info.get('cpu_threads', '?')))
+                    info.get('cpu_threads', '?'), pinned))
         L.append('| configuration | runtime: median (q1–q3) | slowdown | '
                  'slowdown q1–q3 | vs perf -g, same Hz | noise? |')
         L.append('|---|---|---|---|---|---|')
@@ -357,10 +359,19 @@ def main():
         missing.append('memory (stage did not run)')
     if not any(c.startswith('bcc_') for c in cpu):
         missing.append('bcc profile (did not run)')
+    expected = {
+        'tcp': ['none', 'stopped', 'kprof_hi', 'kprof_t0', 'bt_floor',
+                'bt_equiv', 'bt_stacks'],
+        'cpu': ['none'] + ['%s_%s' % (t, hz) for hz in ('99', '999')
+                           for t in ('kprof', 'perf', 'bt')],
+    }
     for stage, d in (('tcp', tcp), ('cpu', cpu)):
         got = {r for v in d.values() for r in v}
         if d and len(got) < int(info.get('rounds', '0')):
             missing.append('%s stage: %d of %s rounds' % (stage, len(got), info['rounds']))
+        absent = [c for c in expected[stage] if c not in d]
+        if d and absent:
+            missing.append('%s stage: no result from %s' % (stage, ', '.join(absent)))
     if missing:
         L.append('**Not measured in this run**: ' + '; '.join(missing) + '.\n')
     # ---- memory ----

@@ -8,7 +8,13 @@
 #   BENCH_ROUNDS     rounds of every configuration (6)
 #   BENCH_RR_CONNS   tcp_rr connections (4)
 #   BENCH_RR_REQS    tcp_rr round trips per connection (2000)
-#   BENCH_CPU_ITERS  cpu_work rounds per thread (400)
+#   BENCH_CPU_ITERS  cpu_work rounds per thread (800)
+#   BENCH_CPU_THREADS cpu_work threads (1)
+#   BENCH_PIN        CPU list the timed workloads are pinned to ("0"; empty:
+#                    not pinned).  Unpinned, where the scheduler puts the
+#                    threads moves a run's time more than the tracers do
+#                    under CPU emulation; the tracers' own threads (bpftrace,
+#                    perf, the reader) run where the scheduler puts them.
 #   BENCH_BUDGET     seconds the whole run may take (780): bcc's profile,
 #                    which compiles its program with clang at every start
 #                    (minutes under TCG), runs last, once per frequency,
@@ -28,8 +34,9 @@ budget=${BENCH_BUDGET:-780}
 t_start=$(date +%s)
 rr_conns=${BENCH_RR_CONNS:-4}
 rr_reqs=${BENCH_RR_REQS:-2000}
-cpu_iters=${BENCH_CPU_ITERS:-400}
-cpu_threads=$(nproc)
+cpu_iters=${BENCH_CPU_ITERS:-800}
+cpu_threads=${BENCH_CPU_THREADS:-1}
+pin=${BENCH_PIN-0}
 keys_list=${BENCH_KEYS:-1000 10000 100000}
 stages=${BENCH_STAGES:-tcp cpu export mem bcc}
 export_params="budget_ppm=0 cpu_rows=65536 tcp_rows=131072"
@@ -37,14 +44,14 @@ tmp=$(mktemp -d)
 
 : >"$raw"
 out() { echo "$*" | tee -a "$raw"; }
-log() { echo "bench: $*" >&2; }
+log() { echo "bench: [$(($(date +%s) - t_start)) s] $*" >&2; }
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
 ulimit -n 65536
 
 out "info kernel $(uname -r)"
-out "info cpus $cpu_threads"
+out "info cpus $(nproc)"
 out "info mem $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 out "info host $(cat "$proj/build/bench/host.txt" 2>/dev/null || echo unknown host)"
 out "info rounds $rounds"
@@ -52,7 +59,12 @@ out "info rr_conns $rr_conns"
 out "info rr_reqs $rr_reqs"
 out "info cpu_threads $cpu_threads"
 out "info cpu_iters $cpu_iters"
+out "info pin ${pin:-none}"
 out "info export_params $export_params"
+
+# the timed workloads run as "${pinned[@]}" PROGRAM ...
+pinned=()
+[ -z "$pin" ] || pinned=(taskset -c "$pin")
 
 load() { rmmod kprofmod 2>/dev/null; insmod "$ko" budget_ppm=0 "$@"; }
 unload() { rmmod kprofmod 2>/dev/null; }
@@ -67,7 +79,11 @@ start_tracer()
 	"$@" >"$tmp/tracer.out" 2>&1 &
 	tracer=$!
 	for i in $(seq $((${tracer_wait:-300} * 4))); do
-		grep -q "$ready" "$tmp/tracer.out" && { sleep 0.5; return 0; }
+		if grep -q "$ready" "$tmp/tracer.out"; then
+			log "$1 ${2##*/} attached in $((i / 4)) s"
+			sleep 0.5
+			return 0
+		fi
 		kill -0 "$tracer" 2>/dev/null || break
 		sleep 0.25
 	done
@@ -119,7 +135,7 @@ rotate()	# rotate $2... by $1 places
 }
 
 # ---- TCP request/response ----
-rr() { "$bin/tcp_rr" -c "$rr_conns" -n "$rr_reqs" | awk '/ns_per_rt/ { print $2 }'; }
+rr() { "${pinned[@]}" "$bin/tcp_rr" -c "$rr_conns" -n "$rr_reqs" | awk '/ns_per_rt/ { print $2 }'; }
 
 tcp_one()
 {
@@ -138,7 +154,11 @@ tcp_one()
 			start_tracer Attaching bpftrace "$bt/tcp_${cfg#bt_}.bt" && v=$(rr)
 			stop_tracer ;;
 	esac
-	[ -n "$v" ] && out "tcp $cfg $round $v"
+	if [ -n "$v" ]; then
+		out "tcp $cfg $round $v"
+	else
+		log "tcp $cfg round $round: no result"
+	fi
 }
 
 # run_rounds STAGE CFG...: every round runs each CFG once through STAGE_one,
@@ -160,7 +180,7 @@ if [[ " $stages " == *" tcp "* ]]; then
 fi
 
 # ---- CPU sampling ----
-work() { "$bin/cpu_work" -t "$cpu_threads" -n "$cpu_iters" | awk '/^ns/ { print $2 }'; }
+work() { "${pinned[@]}" "$bin/cpu_work" -t "$cpu_threads" -n "$cpu_iters" | awk '/^ns/ { print $2 }'; }
 
 cpu_one()
 {
@@ -169,15 +189,19 @@ cpu_one()
 	none)	v=$(work) ;;
 	kprof_*) load; start_kprof --no-tcp --freq "$hz" && v=$(work)
 		stop_tracer; unload ;;
-	perf_*)	v=$(perf record -q -F "$hz" -g -a -o "$tmp/perf.data" -- \
-			"$bin/cpu_work" -t "$cpu_threads" -n "$cpu_iters" 2>/dev/null |
+	perf_*)	v=$(perf record -q -B -F "$hz" -g -a -o "$tmp/perf.data" -- \
+			"${pinned[@]}" "$bin/cpu_work" -t "$cpu_threads" -n "$cpu_iters" 2>/dev/null |
 			awk '/^ns/ { print $2 }')
 		rm -f "$tmp/perf.data" ;;
 	bt_*)	sed "s/HZ/$hz/" "$bt/profile.bt" >"$tmp/profile.bt"
 		start_tracer Attaching bpftrace "$tmp/profile.bt" && v=$(work)
 		stop_tracer ;;
 	esac
-	[ -n "$v" ] && out "cpu $cfg $round $v"
+	if [ -n "$v" ]; then
+		out "cpu $cfg $round $v"
+	else
+		log "cpu $cfg round $round: no result"
+	fi
 }
 
 if [[ " $stages " == *" cpu "* ]]; then
