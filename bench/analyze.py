@@ -292,10 +292,14 @@ def main():
         L.append('## Export\n')
         L.append('A key is one exported TCP row (stack, remote endpoint, '
                  'role).  `export_cost -k N` opens N loopback connections '
-                 'from distinct client ports with two round trips each and '
-                 'tracing at threshold 100 s, so the interval holds N '
-                 'server-side rows (one per client port) plus one client '
-                 'row per server; then it times KPROF_IOC_SNAPSHOT (close '
+                 'with two round trips each and tracing at threshold 100 s, '
+                 'one server-side row per client address and port plus one '
+                 'client row per server.  The rows exported fall short of N '
+                 'with no drops counted: probably client ports handed out '
+                 'again on the same address (closed connections leave no '
+                 'TIME_WAIT here), which makes one row; not yet verified, '
+                 'so the linearity target is judged on rows exported.  It '
+                 'times KPROF_IOC_SNAPSHOT (close '
                  'the interval, merge the per-CPU tables, publish) and one '
                  'pass over every row and histogram bucket of the mapping '
                  '(first read, page faults included, and a second read).  '
@@ -310,14 +314,14 @@ def main():
             rd = [r['read_ns'] for r in rs]
             rr = [r['reread_ns'] for r in rs]
             rows = median([r['rows'] for r in rs])
-            per_key.append((k, median(sn), median(rd)))
+            per_key.append((k, median(sn), median(rd), rows))
             L.append('| %d | %.0f | %d | %s (%s–%s) | %s | %s | %.0f ns | %d |' % (
                 k, rows, len(rs), fmt_ns(median(sn)), fmt_ns(min(sn)),
                 fmt_ns(max(sn)), fmt_ns(median(rd)), fmt_ns(median(rr)),
                 median(sn) / k, sum(r['drops'] for r in rs)))
         if len(per_key) > 1:
             g = []
-            for (k0, s0, r0), (k1, s1, r1) in zip(per_key, per_key[1:]):
+            for (k0, s0, r0, _), (k1, s1, r1, _) in zip(per_key, per_key[1:]):
                 g.append('%d→%d keys (×%.0f): snapshot ×%.1f, read ×%.1f' % (
                     k0, k1, k1 / k0, s1 / s0, r1 / r0))
             L.append('\nGrowth: ' + '; '.join(g) + '.\n')
@@ -332,12 +336,28 @@ def main():
                      'for the %d keys, i.e. %.2f%% of one CPU if such an '
                      'interval came every second (TCG).\n'
                      % (kn, kn, ku + ks, iu + is_, cost * 1e3, kn, cost * 100))
-        if len(per_key) > 1:
-            k0, s0, _ = per_key[0]
-            k1, s1, _ = per_key[-1]
+        # Linear means a fixed cost plus the same cost for every further
+        # key: compare the marginal cost per key of the last step with
+        # that of the first (the cost per key alone falls as the fixed
+        # part is spread over more keys).
+        # In rows exported: a client port used twice gives one row.
+        if len(per_key) > 2:
+            (_, s0, _, k0), (_, s1, _, k1) = per_key[0], per_key[1]
+            (_, s2, _, k2), (_, s3, _, k3) = per_key[-2], per_key[-1]
+            m0 = (s1 - s0) / (k1 - k0) if k1 > k0 else float('nan')
+            m1 = (s3 - s2) / (k3 - k2) if k3 > k2 else float('nan')
+            g = m1 / m0 if m0 > 0 else float('inf')
+            targets.append(('export cost linear in keys',
+                            g <= 2,
+                            'snapshot cost per further row %s (%d→%d rows), '
+                            '%s (%d→%d rows): ×%.2f' %
+                            (fmt_ns(m0), k0, k1, fmt_ns(m1), k2, k3, g)))
+        elif len(per_key) > 1:
+            k0, s0, _, _ = per_key[0]
+            k1, s1, _, _ = per_key[-1]
             g = (s1 / s0) / (k1 / k0)
             targets.append(('export cost linear in keys',
-                            0.5 <= g <= 2,
+                            g <= 2,
                             'snapshot per key ×%.2f from %d to %d keys' %
                             (g, k0, k1)))
         if 'keyed' in reader and 'idle' in reader:
