@@ -154,19 +154,28 @@ tcp_one()
 			start_tracer Attaching bpftrace "$bt/tcp_${cfg#bt_}.bt" && v=$(rr)
 			stop_tracer ;;
 	esac
-	if [ -n "$v" ]; then
-		out "tcp $cfg $round $v"
+	result tcp "$cfg" "$round" "$v"
+}
+
+# result STAGE CFG ROUND VALUE: one timing into the raw file; a
+# configuration that gave none is said, and analyze.py lists it.
+result()
+{
+	if [ -n "$4" ]; then
+		out "$1 $2 $3 $4"
 	else
-		log "tcp $cfg round $round: no result"
+		log "$1 $2 round $3: no result"
 	fi
 }
 
 # run_rounds STAGE CFG...: every round runs each CFG once through STAGE_one,
-# in an order rotated by one each round.
+# in an order rotated by one each round; the CFG list goes into the raw
+# file, so that analyze.py knows what to expect.
 run_rounds()
 {
 	local stage=$1 r c
 	shift
+	out "info configs_$stage $*"
 	for ((r = 1; r <= rounds; r++)); do
 		log "$stage round $r/$rounds"
 		for c in $(rotate $((r - 1)) "$@"); do
@@ -197,11 +206,7 @@ cpu_one()
 		start_tracer Attaching bpftrace "$tmp/profile.bt" && v=$(work)
 		stop_tracer ;;
 	esac
-	if [ -n "$v" ]; then
-		out "cpu $cfg $round $v"
-	else
-		log "cpu $cfg round $round: no result"
-	fi
+	result cpu "$cfg" "$round" "$v"
 }
 
 if [[ " $stages " == *" cpu "* ]]; then
