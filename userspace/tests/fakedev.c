@@ -12,7 +12,9 @@
  * KPROF_RUN_CPU refused), KPROF_FAKE_FEATURES=N, KPROF_FAKE_CORRUPT=N (the
  * Nth snapshot publishes a corrupt layout), KPROF_FAKE_CORRUPT_CPU=N (the
  * Nth snapshot has a short cpu_row_size), KPROF_FAKE_STEAL=N (the Nth
- * snapshot is overwritten by "another reader"), KPROF_FAKE_START_ERRNO=N.
+ * snapshot is overwritten by "another reader"), KPROF_FAKE_START_ERRNO=N,
+ * KPROF_FAKE_EXTRA_ROWS=N (N more TCP rows after the four below, 10.1.x.y
+ * clients with two requests each: a large interval for profiling).
  *
  * While sampling runs, each interval has 150 samples, 50 of them idle, in
  * six CPU rows of this very process (so its user frames symbolize to the
@@ -37,9 +39,9 @@
 
 #include <linux/kprof.h>
 
-#define MAP_SIZE	(64 * 1024)
 #define ROWS_OFF	256
 #define NR_ROWS		4
+#define MAP_SIZE	map_size()
 #define NR_CPU_ROWS	6
 #define NR_STACKS_MAX	6
 
@@ -89,6 +91,24 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint32_t extra_rows(void)
+{
+	long n = env_num("KPROF_FAKE_EXTRA_ROWS", 0);
+
+	return n > 0 && n <= 1000000 ? n : 0;
+}
+
+/* Room for the rows, the CPU rows, the stacks and 1 KiB of strings. */
+static size_t map_size(void)
+{
+	size_t n = ROWS_OFF + (NR_ROWS + extra_rows()) *
+		   sizeof(struct kprof_tcp_row) +
+		   NR_CPU_ROWS * sizeof(struct kprof_cpu_row) +
+		   NR_STACKS_MAX * sizeof(struct kprof_stack) + 1024;
+
+	return (n + 65535) & ~(size_t)65535;
 }
 
 static int fake_open(void)
@@ -312,13 +332,15 @@ static void publish(void)
 {
 	struct kprof_mmap_header *h = (void *)region;
 	struct kprof_tcp_row *rows = (void *)(region + ROWS_OFF);
-	uint64_t crows_off = ROWS_OFF + NR_ROWS * sizeof(*rows);
+	uint32_t nr_rows = NR_ROWS + extra_rows(), i;
+	uint64_t crows_off = ROWS_OFF + nr_rows * sizeof(*rows);
 	uint64_t stacks_off = crows_off + NR_CPU_ROWS * sizeof(struct kprof_cpu_row);
 	uint64_t strings_off = stacks_off + NR_STACKS_MAX * sizeof(struct kprof_stack);
 	struct kprof_cpu_row *crows = (void *)(region + crows_off);
 	struct kprof_stack *stacks = (void *)(region + stacks_off);
 	int tcp = running & KPROF_RUN_TCP, cpu = running & KPROF_RUN_CPU;
 	static uint64_t last_end;
+	static int extra_done;
 	uint64_t end = now_ns();
 	uint32_t len = 0, id, pid = getpid();
 	const char *ks;
@@ -337,7 +359,7 @@ static void publish(void)
 	last_end = end;
 	h->tcp_rows_off = ROWS_OFF;
 	h->tcp_row_size = sizeof(*rows);
-	h->nr_tcp_rows = tcp ? NR_ROWS : 0;
+	h->nr_tcp_rows = tcp ? nr_rows : 0;
 	h->stacks_off = stacks_off;
 	h->stack_size = sizeof(struct kprof_stack);
 	h->nr_stacks = 0;
@@ -359,6 +381,15 @@ static void publish(void)
 		 KPROF_ROLE_CLIENT, 5, 2000);		/* ~15 us */
 	fill_row(&rows[3], 99, AF_INET, "192.168.1.1", 5432,
 		 KPROF_ROLE_CLIENT, 1, 5);		/* 5 ns */
+	/* the same every interval: filled once, so they cost only the reader */
+	for (i = extra_done ? nr_rows : NR_ROWS; i < nr_rows; i++) {
+		char a[16];
+
+		snprintf(a, sizeof(a), "10.1.%u.%u", i >> 8 & 255, i & 255);
+		fill_row(&rows[i], 0, AF_INET, a, 1024 + (i >> 16),
+			 KPROF_ROLE_CLIENT, 2, 20000 + i);
+	}
+	extra_done = 1;
 	if (tcp) {
 		/* 12 and 99 are not in the mapping */
 		fill_stack7(&stacks[h->nr_stacks++]);
