@@ -44,6 +44,7 @@ R=$tmp/r
 mkdir "$R"
 K=$KPROF_BIN
 T="--threshold 0"
+# every row of top, not only the largest ten: all of it is scanned
 # rd OUT CMD...: run a reader command, output to OUT; say why it failed
 rd()
 {
@@ -55,8 +56,8 @@ rd()
 	return 1
 }
 rdfail=0
-rd "$R/top.txt" $K top -i 1 -n 2 $T --no-color || rdfail=1
-rd "$R/top.json" $K top -i 1 -n 2 $T --json || rdfail=1
+rd "$R/top.txt" $K top -i 1 -n 2 $T --top 100000 --no-color || rdfail=1
+rd "$R/top.json" $K top -i 1 -n 2 $T --top 100000 --json || rdfail=1
 rd "$R/prom.out" $K top -q -i 1 -n 2 $T --prometheus "$R/top.prom" || rdfail=1
 rd "$R/rec1.out" $K record -d 2 $T -o "$R/rec.folded" || rdfail=1
 rd "$R/rec2.out" $K record -d 2 $T -o "$R/rec.pb.gz" --format pprof || rdfail=1

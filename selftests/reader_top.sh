@@ -27,6 +27,7 @@ for line in open(path):
     assert o["interval"]["start_ns"] < o["interval"]["end_ns"]
     for k in ("inflight", "rows", "stacks", "export"):
         assert isinstance(o["drops"][k], int)
+    assert o["tcp_rows"] == len(o["tcp"]), (o["tcp_rows"], len(o["tcp"]))
     for r in o["tcp"]:
         for k in ("stack_id", "family", "raddr", "rport", "role", "count",
                   "sum_ns", "min_ns", "max_ns", "p50_ns", "p95_ns",
@@ -42,7 +43,7 @@ PY
 }
 
 # A fixed number of requests while top runs: the JSON counts them exactly.
-"$KPROF_BIN" top --json -i 0.5 -n 14 --threshold 0 >"$tmp/top.json" 2>"$tmp/top.err" &
+"$KPROF_BIN" top --json --top 1000 -i 0.5 -n 14 --threshold 0 >"$tmp/top.json" 2>"$tmp/top.err" &
 top=$!
 sleep 1.5
 "$WL" -n 300 2 >"$tmp/wl.out"
@@ -53,7 +54,7 @@ tap_check "JSON rows count the 300 requests exactly" json_check "$tmp/top.json" 
 tap_check "nothing on stderr" test ! -s "$tmp/top.err"
 
 # IPv6, the table form
-"$KPROF_BIN" top -i 1 -n 3 --threshold 5ms >"$tmp/top.txt" 2>&1 &
+"$KPROF_BIN" top --top 1000 -i 1 -n 3 --threshold 5ms >"$tmp/top.txt" 2>&1 &
 top=$!
 sleep 0.5
 "$WL" -6 -d 2 10 >"$tmp/wl6.out"
@@ -67,7 +68,7 @@ tap_check "slow requests show the workload's stack inline" grep -q 'workload_cli
 # are symbolized through the live process's mappings)
 "$WL" -d 8 5 >"$tmp/wl2.out" &
 wl=$!
-"$KPROF_BIN" top --json -i 1 -n 2 --threshold 0 >"$tmp/top2.json" 2>&1
+"$KPROF_BIN" top --json --top 1000 -i 1 -n 2 --threshold 0 >"$tmp/top2.json" 2>&1
 id=$(python3 -c '
 import json, sys
 for line in open(sys.argv[1]):

@@ -41,7 +41,7 @@
 struct top_opts {
 	uint64_t interval_ns;
 	uint64_t count;		/* intervals to print, 0: until stopped */
-	uint64_t top;		/* hot stacks shown */
+	uint64_t top;		/* hot stacks and TCP rows shown */
 	int json;
 	int no_color;
 	int no_clear;
@@ -131,7 +131,7 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 		case OPT_TOP:
 			why = kp_parse_uint(optarg, 1, MAX_TOP, &o->top);
 			if (why) {
-				kp_err("top: --top '%s': %s (stacks to show, 1..%u)",
+				kp_err("top: --top '%s': %s (rows to show, 1..%u)",
 				       optarg, why, MAX_TOP);
 				return KP_EXIT_USAGE;
 			}
@@ -234,11 +234,17 @@ static int cmp_cpu_row(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/* What one interval shows, sorted: TCP rows by total latency, CPU rows
- * by samples (of the -p process only, if given). */
+/*
+ * What one interval shows, sorted: TCP rows by total latency, CPU rows
+ * by samples (of the -p process only, if given), of each the top N.
+ * Only the shown rows are formatted: an interval of 100k rows costs a
+ * sort, not 100k lines of output nobody reads (kprof record keeps all).
+ */
 struct view {
 	const struct kprof_tcp_row **rows;
 	uint32_t nr_rows;
+	uint32_t rows_shown;	/* the top N of @nr_rows */
+	uint64_t rows_requests;	/* in all @nr_rows */
 	const struct kprof_cpu_row **cpu;
 	uint32_t nr_cpu;	/* all rows that passed the filter */
 	uint32_t shown;		/* of which the top N are shown */
@@ -256,10 +262,14 @@ static int view_build(struct top *t, const struct kp_snapshot *snap,
 			sizeof(*v->cpu));
 	if (!v->rows || !v->cpu)
 		return -1;
-	if (t->s.run & KPROF_RUN_TCP)
-		for (i = 0; i < snap->nr_rows; i++)
+	if (t->s.run & KPROF_RUN_TCP) {
+		for (i = 0; i < snap->nr_rows; i++) {
 			v->rows[v->nr_rows++] = &snap->rows[i];
+			v->rows_requests += snap->rows[i].count;
+		}
+	}
 	qsort(v->rows, v->nr_rows, sizeof(*v->rows), cmp_row);
+	v->rows_shown = v->nr_rows < t->o.top ? v->nr_rows : t->o.top;
 	if (t->s.run & KPROF_RUN_CPU) {
 		for (i = 0; i < snap->nr_cpu_rows; i++) {
 			if (t->s.tgid && snap->cpu_rows[i].tgid != t->s.tgid)
@@ -462,10 +472,11 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 {
 	char ep[KP_ADDR_LEN], d[6][KP_DURATION_LEN];
 	unsigned int wid = 5, wep = 8, wcnt = 5;
+	uint64_t rest = v->rows_requests;
 	struct kp_row_stats s;
 	uint32_t i;
 
-	for (i = 0; i < v->nr_rows; i++) {
+	for (i = 0; i < v->rows_shown; i++) {
 		kp_addr_format(ep, sizeof(ep), v->rows[i]->family,
 			       v->rows[i]->raddr, v->rows[i]->rport);
 		if (strlen(ep) > wep)
@@ -481,10 +492,11 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 	       color(t, C_OFF));
 	if (!v->nr_rows)
 		printf("  (no requests)\n");
-	for (i = 0; i < v->nr_rows; i++) {
+	for (i = 0; i < v->rows_shown; i++) {
 		const struct kprof_tcp_row *r = v->rows[i];
 		char id[16];
 
+		rest -= r->count;
 		kp_row_stats(r, &s);
 		kp_addr_format(ep, sizeof(ep), r->family, r->raddr, r->rport);
 		if (r->stack_id)
@@ -503,6 +515,9 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 		if (r->stack_id)
 			print_frames(t, snap, r->stack_id);
 	}
+	if (v->rows_shown < v->nr_rows)
+		printf("  (%u more rows, %" PRIu64 " requests)\n",
+		       v->nr_rows - v->rows_shown, rest);
 }
 
 static void print_table(struct top *t, const struct kp_snapshot *snap,
@@ -585,6 +600,8 @@ static void print_json(struct top *t, const struct kp_snapshot *snap,
 	json_object_object_add(o, "sample_hz",
 			       kp_json_u64(cpu_on ? snap->sample_hz : 0));
 	json_object_object_add(o, "drops", kp_json_drops(&d));
+	json_object_object_add(o, "cpu_rows", kp_json_u64(v->nr_cpu));
+	json_object_object_add(o, "tcp_rows", kp_json_u64(v->nr_rows));
 	cpu = json_object_new_array();
 	for (i = 0; i < v->shown; i++) {
 		kp_comm(comm, v->cpu[i]->comm);
@@ -598,7 +615,7 @@ static void print_json(struct top *t, const struct kp_snapshot *snap,
 	}
 	json_object_object_add(o, "cpu", cpu);
 	tcp = json_object_new_array();
-	for (i = 0; i < v->nr_rows; i++) {
+	for (i = 0; i < v->rows_shown; i++) {
 		r = kp_json_tcp_row(v->rows[i]);
 		json_frames(t, snap, r, v->rows[i]->stack_id, 0, 1);
 		json_object_array_add(tcp, r);
@@ -768,7 +785,8 @@ const struct kp_cmd kp_cmd_top = {
 	.help =	 "  -i, --interval SECONDS   print every SECONDS (0.01 to 3600, default 1)\n"
 		 "  -n, --count COUNT        stop after COUNT intervals (default: never)\n"
 		 "      --json               one JSON object per interval and line\n"
-		 "      --top N              hot stacks shown per interval (default 10)\n"
+		 "      --top N              hot stacks and TCP rows shown per interval\n"
+		 "                           (default 10)\n"
 		 "      --freq HZ            CPU samples per second and CPU (1..10000,\n"
 		 "                           default 99)\n"
 		 "      --no-cpu             no CPU sampling: TCP latency only\n"

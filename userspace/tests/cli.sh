@@ -474,6 +474,36 @@ result "$(grep -q '^SET_CONFIG .* sample_hz=1000$' "$LOG" &&
 	  [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ]; echo $?)" \
 	"top --no-tcp: only sampling started and stopped"
 rm -f "$LOG"
+expect 0 '' "top --no-cpu --top 2 (table)" -- fake top -n 1 -i 0.01 --no-cpu --top 2
+result "$([ "$(grep -cE '^ +[0-9-]+  [0-9a-f.:[]+\]?:[0-9]+ +(client|server) ' "$OUT")" -eq 2 ] &&
+	  grep -qE '^ +7  \[2001:db8::1\]:8080 +server ' "$OUT" &&
+	  grep -qE '^ +-  10\.0\.4\.12:443 +client ' "$OUT" &&
+	  grep -qx '  (2 more rows, 6 requests)' "$OUT"; echo $?)" \
+	"top --top 2: the two TCP rows of most total latency and a line for the rest"
+expect 0 '' "top --json --top 2" -- fake top -n 1 -i 0.01 --json --top 2
+result "$(python3 - "$OUT" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert (o["tcp_rows"], o["cpu_rows"]) == (4, 6), o
+assert [r["stack_id"] for r in o["tcp"]] == [7, 0], o["tcp"]
+assert [r["stack_id"] for r in o["cpu"]] == [21, 22], o["cpu"]
+PY
+echo $?)" "top --json --top 2: two rows of each, tcp_rows and cpu_rows count them all"
+expect 0 '' "top --json over 20004 TCP rows" -- \
+	env KPROF_FAKE_EXTRA_ROWS=20000 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" top -n 1 -i 0.01 --json --no-cpu --top 3
+result "$(python3 - "$OUT" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert (o["tcp_rows"], o["cpu_rows"]) == (20004, 0), o
+# extra row i (4..20003) totals 5 * (20000 + i) / 2 ns: the last is the
+# third largest of all
+assert [(r["stack_id"], r["raddr"]) for r in o["tcp"]] == \
+    [(7, "2001:db8::1"), (0, "10.0.4.12"), (0, "10.1.78.35")], o["tcp"]
+assert o["cpu"] == []
+PY
+echo $?)" "top --json, 20004 rows, --top 3: the three largest"
+rm -f "$LOG"
 expect 0 '' "top --no-tcp (table)" -- fake top -n 1 -i 0.01 --no-tcp --top 3
 result "$(grep -qE '^[0-9:]*  interval [0-9.]*ms  samples 150 \(idle 50\)  sample drops 1$' "$OUT" &&
 	  ! grep -q '^STACK  ENDPOINT' "$OUT" && [ "$(grep -cE '^ +[0-9]+ +[0-9.]+% ' "$OUT")" -eq 3 ] &&
@@ -1014,7 +1044,7 @@ rm -f "$LOG"
 expect 1 "^kprof: cannot create $TMP/no/such/dir/x.tmp: No such file or directory$" \
 	"record: an unwritable output fails before measuring, exit 1" -- \
 	fake record -d 1 -o "$TMP/no/such/dir/x"
-result "$(! grep -qE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
+result "$(! grep -sqE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
 	"record: nothing started for an unwritable output"
 rm -f "$LOG"
 expect 0 '' "record --format pprof --no-tcp" -- fake record --format pprof --no-tcp -d 0.1 -o "$TMP/nt.pb.gz"
