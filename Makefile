@@ -103,8 +103,9 @@ demo: deps
 	$(VM)/demo.sh
 
 # Overhead benchmarks (bench/): one VM boot of Debian's 6.1 under TCG runs
-# bench/guest-bench.sh; raw timings go to build/bench/raw.txt and
-# bench/analyze.py turns them into bench/RESULTS.md.  Takes no VM lock:
+# bench/guest-bench.sh, then bench/native-reader.sh times the reader
+# natively; raw timings go to build/bench/raw.txt and bench/analyze.py
+# turns them into bench/RESULTS.md.  Takes no VM lock:
 # wrap it in flock yourself when VMs are shared.
 BENCH_KVER ?= $(shell ls /boot/vmlinuz-6.1.*-amd64 2>/dev/null | grep -v -- -rt- | \
 	sed 's|/boot/vmlinuz-||' | sort -V | tail -n 1)
@@ -123,12 +124,14 @@ bench: bench-bin
 	@test -n "$(BENCH_KVER)" || { echo "kprofmod: no Debian 6.1 kernel in /boot (make deps)" >&2; exit 1; }
 	$(MAKE) module KVER=$(BENCH_KVER)
 	$(MAKE) reader
+	$(MAKE) -C userspace tests/fakedev.so
 	@start=$$(date +%s); \
 	echo "$$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $$(nproc) host CPUs" \
 		>$(BUILD)/bench/host.txt; \
 	$(VM)/vng-run -k $(BENCH_KVER) -c 2 -m 2G -t 1500 -- bench/guest-bench.sh \
 		2>&1 | tee $(BUILD)/bench/vm.log | grep --line-buffered -E '^(bench|tcp|cpu|export|reader|mem) '; \
 	test -s $(BUILD)/bench/raw.txt || { echo "kprofmod: the benchmark VM wrote no results" >&2; exit 1; }; \
+	bench/native-reader.sh | tee -a $(BUILD)/bench/raw.txt; \
 	python3 bench/analyze.py $(BUILD)/bench/raw.txt bench/RESULTS.md \
 		"make bench" $$(( $$(date +%s) - start + 0 )); \
 	echo "bench: bench/RESULTS.md written ($$(( $$(date +%s) - start )) s in the VM and analysis)"

@@ -9,10 +9,13 @@
  * and a row is one remote endpoint and role: the tool opens one loopback
  * connection per key and makes two round trips on it, so that the server
  * side completes one request (from its answer to the next request) keyed
- * by the client's address and port.  The clients bind to 127.0.0.1,
- * 127.0.0.2, ... in turn, PER_ADDR connections each, so that ports never
- * repeat within an address.  Client thread and server thread i run on
- * CPU i, to spread the rows over the per-CPU tables.
+ * by the client's address and port.  Connection k binds its client to
+ * 127.0.0.(1 + k / PER_ADDR), port FIRST_PORT + k % PER_ADDR: each key
+ * one address and port of its own (ports the kernel picks itself repeat
+ * once their connection is closed, which would merge two keys into one
+ * row), all below the ephemeral range the listeners take theirs from.
+ * Client thread and server thread i run on CPU i, to spread the rows
+ * over the per-CPU tables.
  *
  *   export_cost -k KEYS [-g]
  *
@@ -27,6 +30,7 @@
 #include "tcp_test.h"
 
 #define PER_ADDR	20000
+#define FIRST_PORT	10000
 #define MAX_CPUS	64
 
 struct side {
@@ -64,7 +68,8 @@ static void *server_main(void *arg)
 	return NULL;
 }
 
-static int connect_from(uint32_t saddr, uint16_t port)
+/* Connect from @saddr:@sport to 127.0.0.1:@port. */
+static int connect_from(uint32_t saddr, uint16_t sport, uint16_t port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	int fd, one = 1;
@@ -74,6 +79,7 @@ static int connect_from(uint32_t saddr, uint16_t port)
 		return -1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	a.sin_addr.s_addr = htonl(saddr);
+	a.sin_port = htons(sport);
 	if (bind(fd, (void *)&a, sizeof(a)))
 		goto fail;
 	a.sin_port = htons(port);
@@ -94,7 +100,8 @@ static void *client_main(void *arg)
 	pin(s->cpu);
 	for (i = 0; i < s->conns; i++) {
 		long k = s->first + i;
-		int fd = connect_from(INADDR_LOOPBACK + k / PER_ADDR, s->port);
+		int fd = connect_from(INADDR_LOOPBACK + k / PER_ADDR,
+				      FIRST_PORT + k % PER_ADDR, s->port);
 
 		if (fd < 0 || !client_request(fd) || !client_request(fd)) {
 			s->failed = 1;
