@@ -18,6 +18,7 @@
 #include <linux/jhash.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -144,12 +145,29 @@ void kprof_agg_close_interval(void)
 	kprof_wait_handlers();
 }
 
+/*
+ * A used slot back to free: its header and the buckets between its min
+ * and max, the only ones its requests can have counted in (the index is
+ * monotonic), rather than all 1.2 KiB of it.
+ */
+static void kprof_slot_clear(struct kprof_tcp_slot *s)
+{
+	unsigned int lo = kprof_hist_index(s->min_ns);
+	unsigned int hi = kprof_hist_index(s->max_ns);
+
+	if (lo <= hi)	/* always, for a slot that counted a request */
+		memset(&s->hist[lo], 0, (hi - lo + 1) * sizeof(s->hist[0]));
+	else
+		memset(s->hist, 0, sizeof(s->hist));
+	memset(s, 0, offsetof(struct kprof_tcp_slot, hist));
+}
+
 static void kprof_interval_clear(struct kprof_interval *iv)
 {
 	u32 i;
 
 	for (i = 0; i < iv->nr_used; i++)
-		memset(&iv->rows[iv->used[i]], 0, sizeof(*iv->rows));
+		kprof_slot_clear(&iv->rows[iv->used[i]]);
 	iv->nr_used = 0;
 	memset(iv->counters, 0, sizeof(iv->counters));
 	for (i = 0; i < iv->nr_sused; i++)

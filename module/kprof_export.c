@@ -177,7 +177,7 @@ static void kprof_merge_row(const struct kprof_tcp_slot *s, void *arg)
 {
 	struct kprof_merge *m = arg;
 	struct kprof_tcp_row *r;
-	u32 h, idx, i;
+	u32 h, idx, i, hi;
 
 	h = jhash(&s->key, sizeof(s->key), 0) & (kprof_merge_cap - 1);
 	for (;;) {
@@ -210,7 +210,9 @@ add:
 	r->sum_ns += s->sum_ns;
 	r->min_ns = min(r->min_ns, s->min_ns);
 	r->max_ns = max(r->max_ns, s->max_ns);
-	for (i = 0; i < KPROF_HIST_BUCKETS; i++)
+	/* only the buckets between the slot's min and max can be non-zero */
+	hi = kprof_hist_index(s->max_ns);
+	for (i = kprof_hist_index(s->min_ns); i <= hi; i++)
 		r->hist[i] += s->hist[i];
 }
 

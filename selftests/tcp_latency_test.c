@@ -362,6 +362,84 @@ TEST_F(tcp, threshold_splits_stack_ids)
 }
 
 /* The server side is a role of its own and never mixes with clients. */
+/* The bucket of @v, as the uapi header defines it. */
+static unsigned int hist_index(uint64_t v)
+{
+	unsigned int msb, idx;
+
+	if (v < (1U << KPROF_HIST_SUB_BITS))
+		return v;
+	msb = 63 - __builtin_clzll(v);
+	idx = ((msb - KPROF_HIST_SUB_BITS + 1) << KPROF_HIST_SUB_BITS) +
+	      ((v >> (msb - KPROF_HIST_SUB_BITS)) &
+	       ((1U << KPROF_HIST_SUB_BITS) - 1));
+	return idx < KPROF_HIST_BUCKETS ? idx : KPROF_HIST_BUCKETS - 1;
+}
+
+/*
+ * A row's per-CPU slot is used again two intervals later (each CPU has
+ * two tables, one per interval parity): one connection, pinned to one
+ * CPU, makes requests of 3 and 30 ms, then nothing, then of 0 and 60 ms,
+ * whose range of buckets takes in the first ones'.  The last interval's
+ * row must hold its own requests only: the buckets sum to the count and
+ * lie between the min's and the max's.
+ */
+TEST_F(tcp, reused_row_starts_clean)
+{
+	static const uint64_t delays[] = { 3 * MS, 30 * MS, 0, 60 * MS };
+	struct server s = { .respond = 1 };
+	cpu_set_t one, old;
+	uint64_t sum = 0;
+	unsigned int b, lo, hi;
+	const struct kprof_tcp_row *r = NULL;
+	uint32_t i;
+	int fd, k;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old), &old));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
+	fd = client_connect(AF_INET, s.port);
+	ASSERT_LE(0, fd);
+	for (k = 0; k < 4; k++) {
+		s.delay_ns = delays[k];
+		ASSERT_NE(0, client_request(fd));
+		if (k == 1) {		/* wide, then an empty interval */
+			ASSERT_EQ(0, kp_snapshot(self->fd));
+			EXPECT_EQ(2, rows_count(&self->ex, s.port,
+						KPROF_ROLE_CLIENT, NULL));
+			ASSERT_EQ(0, kp_snapshot(self->fd));
+		}
+	}
+	close(fd);
+	server_stop(&s);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sched_setaffinity(0, sizeof(old), &old);
+	for (i = 0; i < self->ex.hdr->nr_tcp_rows; i++)
+		if (self->ex.rows[i].rport == s.port &&
+		    self->ex.rows[i].role == KPROF_ROLE_CLIENT)
+			r = &self->ex.rows[i];
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(2, r->count);
+	lo = hist_index(r->min_ns);
+	hi = hist_index(r->max_ns);
+	TH_LOG("last interval: min %llu ns, max %llu ns, buckets %u..%u",
+	       (unsigned long long)r->min_ns, (unsigned long long)r->max_ns,
+	       lo, hi);
+	for (b = 0; b < KPROF_HIST_BUCKETS; b++) {
+		sum += r->hist[b];
+		if (r->hist[b] && (b < lo || b > hi))
+			TH_LOG("bucket %u holds %u, outside %u..%u", b,
+			       r->hist[b], lo, hi);
+		EXPECT_TRUE(!r->hist[b] || (b >= lo && b <= hi));
+	}
+	EXPECT_EQ(r->count, sum);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+}
+
 TEST_F(tcp, server_role_kept_apart)
 {
 	struct kprof_config cfg = {
