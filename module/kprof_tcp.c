@@ -18,6 +18,7 @@
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -414,9 +415,11 @@ static struct kprobe kprof_kp_sendpage = {
 	.pre_handler = kprof_pre_sendmsg,
 };
 
+/* Registered disabled: armed (patched in) only once known to be needed. */
 static struct kprobe kprof_kp_cleanup = {
 	.symbol_name = "tcp_cleanup_rbuf",
 	.pre_handler = kprof_pre_cleanup_rbuf,
+	.flags = KPROBE_FLAG_DISABLED,
 };
 
 static struct kprobe kprof_kp___cleanup = {
@@ -575,6 +578,52 @@ void kprof_tcp_get_config(struct kprof_config *cfg)
 	*cfg = *rcu_dereference_protected(kprof_cfg, true);
 }
 
+/*
+ * Where the function holding @addr starts and how long it is, from
+ * kallsyms' "name+0xoff/0xsize"; false if kallsyms cannot tell.
+ */
+static bool kprof_func_extent(unsigned long addr, unsigned long *start,
+			      unsigned long *size)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long off;
+	const char *p;
+
+	sprint_symbol(buf, addr);
+	p = strrchr(buf, '+');
+	if (!p || sscanf(p, "+%lx/%lx", &off, size) != 2 || off > addr)
+		return false;
+	*start = addr - off;
+	return true;
+}
+
+/*
+ * tcp_cleanup_rbuf() is a check around __tcp_cleanup_rbuf() (v6.0 and
+ * later; sockmap's receive paths call the inner one alone).  Where it
+ * calls the probed __tcp_cleanup_rbuf() out of line, every receive would
+ * hit both probes and the outer one only costs: it is dropped before it
+ * was ever armed.  Otherwise (older kernels; the inner one inlined, or
+ * not probed) the outer one is armed now.
+ */
+static void kprof_arm_outer_cleanup(void)
+{
+	unsigned long from, size;
+
+	if (!(kprof_attached & KPROF_ATTACH_TCP_CLEANUP_RBUF))
+		return;
+	if (!(kprof_attached & KPROF_ATTACH___TCP_CLEANUP_RBUF) ||
+	    !kprof_func_extent((unsigned long)kprof_kp_cleanup.addr, &from,
+			       &size) ||
+	    !kprof_text_calls(from, size,
+			      (unsigned long)kprof_kp___cleanup.addr)) {
+		if (!enable_kprobe(&kprof_kp_cleanup))
+			return;
+		pr_info("cannot arm the probe on tcp_cleanup_rbuf\n");
+	}
+	unregister_kprobe(&kprof_kp_cleanup);
+	kprof_attached &= ~KPROF_ATTACH_TCP_CLEANUP_RBUF;
+}
+
 int kprof_tcp_init(void)
 {
 	struct kprof_config *c;
@@ -604,6 +653,7 @@ int kprof_tcp_init(void)
 		}
 		kprof_attached |= kprof_kp_bits[i];
 	}
+	kprof_arm_outer_cleanup();
 	if (!(kprof_attached & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
 				KPROF_ATTACH___TCP_CLEANUP_RBUF))) {
 		if (!register_kretprobe(&kprof_krp_recvmsg))

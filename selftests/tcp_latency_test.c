@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <math.h>
+#include <poll.h>
 #include <stddef.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -437,6 +438,62 @@ TEST_F(tcp, reused_row_starts_clean)
 		EXPECT_TRUE(!r->hist[b] || (b >= lo && b <= hi));
 	}
 	EXPECT_EQ(r->count, sum);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+}
+
+/* Wait until @fd has data, then receive one REQ_LEN message: one recvmsg
+ * that does not wait inside TCP, so one receive cleanup. */
+static int recv_ready(int fd, char *buf)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, 10000) != 1)
+		return -1;
+	return recv(fd, buf, REQ_LEN, MSG_WAITALL) == REQ_LEN ? 0 : -1;
+}
+
+/*
+ * A receive reaches the handler once: where tcp_cleanup_rbuf() calls
+ * __tcp_cleanup_rbuf() out of line, only one of the two is probed.  40
+ * round trips on one loopback connection, each side receiving only once
+ * its data is there (a receive that waits inside TCP cleans up once more
+ * before it sleeps): 80 receives, 80 handler calls; both probes hit
+ * would make it 160.
+ */
+TEST_F(tcp, one_handler_call_per_receive)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+	struct kprof_stats a, b;
+	char buf[REQ_LEN] = "kprof one call";
+	int lfd, c, s, i;
+	uint64_t calls;
+	uint16_t port;
+
+	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	lfd = loopback_listen(AF_INET, 1, &port);
+	ASSERT_LE(0, lfd);
+	c = client_connect(AF_INET, port);
+	ASSERT_LE(0, c);
+	s = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	for (i = 0; i < 40; i++) {
+		ASSERT_EQ(REQ_LEN, send(c, buf, REQ_LEN, 0));
+		ASSERT_EQ(0, recv_ready(s, buf));
+		ASSERT_EQ(REQ_LEN, send(s, buf, REQ_LEN, 0));
+		ASSERT_EQ(0, recv_ready(c, buf));
+	}
+	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	close(c);
+	close(s);
+	close(lfd);
+	calls = b.cost_calls[KPROF_COST_RECV] - a.cost_calls[KPROF_COST_RECV];
+	TH_LOG("attach 0x%x: %llu receive handler calls for 80 receives",
+	       info.attach, (unsigned long long)calls);
+	/* a few more from other TCP traffic in the machine at most */
+	EXPECT_LE(80, calls);
+	EXPECT_GT(100, calls);
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 

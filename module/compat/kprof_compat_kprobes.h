@@ -6,6 +6,8 @@
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include "kprof_compat_version.h"
 
 /*
@@ -64,6 +66,56 @@ static inline int kprof_probe_done(struct kprobe *p, struct pt_regs *regs)
 static inline int kprof_probe_done(struct kprobe *p, struct pt_regs *regs)
 {
 	return 0;
+}
+#endif
+
+/*
+ * v5.8: copy_from_kernel_nofault() (was probe_kernel_read()) reads kernel
+ * memory without oopsing on a bad address.
+ */
+#if KPROF_KERNEL_BEFORE(5, 8, 0)
+#define kprof_copy_from_kernel_nofault(dst, src, size) \
+	probe_kernel_read(dst, src, size)
+#else
+#define kprof_copy_from_kernel_nofault(dst, src, size) \
+	copy_from_kernel_nofault(dst, src, size)
+#endif
+
+/*
+ * Does the function at @from, @size bytes long, call or jump directly to
+ * the function probed at @to?  On x86: an E8 (call) or E9 (jmp) rel32
+ * whose target is at most 20 bytes before @to: the function's start is 4
+ * before its probe point when it begins with ENDBR64, and call depth
+ * tracking calls a thunk in the 16 bytes of padding before the start.  A
+ * byte sequence that only looks like such a call is as good as impossible
+ * to aim there; and "no" is always safe for the caller.  Elsewhere: no.
+ */
+#ifdef CONFIG_X86
+static inline bool kprof_text_calls(unsigned long from, unsigned long size,
+				    unsigned long to)
+{
+	u8 code[512];
+	unsigned long i, target;
+	s32 rel;
+
+	if (size < 5 || size > sizeof(code) ||
+	    kprof_copy_from_kernel_nofault(code, (void *)from, size))
+		return false;
+	for (i = 0; i + 5 <= size; i++) {
+		if (code[i] != 0xe8 && code[i] != 0xe9)
+			continue;
+		memcpy(&rel, &code[i + 1], sizeof(rel));
+		target = from + i + 5 + (long)rel;
+		if (target <= to && target + 20 >= to)
+			return true;
+	}
+	return false;
+}
+#else
+static inline bool kprof_text_calls(unsigned long from, unsigned long size,
+				    unsigned long to)
+{
+	return false;
 }
 #endif
 
