@@ -341,12 +341,6 @@ def main():
                      '%.2f%% of one CPU if such an interval came every second '
                      '(TCG).' % (kn, kn, ku + ks, iu + is_, cost * 1e3, kn,
                                  cost * 100))
-            if 'full' in reader:
-                fu, fs, _ = reader['full']
-                L.append('  Every row as JSON (`--top 100000`): %.1f ms of '
-                         'CPU for the interval (%.2f%% of one CPU at 1 s).'
-                         % (((fu + fs) - (iu + is_)) * 1e3,
-                            ((fu + fs) - (iu + is_)) * 100))
             L.append('')
         if native:
             L.append('Reader natively, on the host (%s): `kprof top --no-cpu '

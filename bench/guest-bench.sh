@@ -246,18 +246,15 @@ if [[ " $stages " == *" export "* ]]; then
 	ival=$((gen * 2 + 3))
 	cpu_time "$tmp/time.idle" /dev/null \
 		"$kprof" top --no-cpu --threshold 100s --json -i 1 -n 1
-	# as top shows it (the largest 10 rows), and every row as JSON
-	for v in keyed:10 full:100000; do
-		cpu_time "$tmp/time.${v%:*}" "$tmp/top.json" \
-			"$kprof" top --no-cpu --threshold 100s --json --top "${v#*:}" \
-			-i "$ival" -n 1 &
-		sleep 1
-		"$bin/export_cost" -g -k 10000
-		wait
-	done
+	# as top shows it, the largest 10 rows (every row as JSON is timed
+	# natively by native-reader.sh: here it would take another minute)
+	cpu_time "$tmp/time.keyed" "$tmp/top.json" \
+		"$kprof" top --no-cpu --threshold 100s --json -i "$ival" -n 1 &
+	sleep 1
+	"$bin/export_cost" -g -k 10000
+	wait
 	out "reader idle $(cat "$tmp/time.idle") 0"
 	out "reader keyed $(cat "$tmp/time.keyed") 10000"
-	out "reader full $(cat "$tmp/time.full") 10000"
 	unload
 fi
 
