@@ -394,8 +394,12 @@ def main():
                 (n, t), (n0, t0) = native[(10000, 10)], native[(0, 10)]
                 val += '; %.2f%% natively (user space alone)' % (
                     (t / n - t0 / n0) * 100)
+            # a keyed run inside the idle runs' spread tells nothing
+            inside = idle[0] <= ku + ks <= idle[-1]
+            if inside:
+                val += ' (the keyed run within the idle runs\' spread)'
             targets.append(('reader < 1% of a CPU at 1 s with 10k keys',
-                            cost < 0.01, val))
+                            None if inside else cost < 0.01, val))
     if targets:
         L.append('## Targets\n')
         L.append('| target | holds? | measured |')
