@@ -350,8 +350,8 @@ def main():
             L.append('Reader natively, on the host (%s): `kprof top --no-cpu '
                      '--json` against the fake /dev/kprof of the command-line '
                      'tests (`bench/native-reader.sh`: user space only, no '
-                     'module), CPU per interval over an interval of 0 rows '
-                     'subtracted:\n' % info.get('host', 'unknown host'))
+                     'module), CPU per interval, less that of the fake\'s '
+                     'four rows alone:\n' % info.get('host', 'unknown host'))
             L.append('| TCP rows | shown | CPU per interval | of one CPU at 1 s |')
             L.append('|---|---|---|---|')
             for (rows, top), (n, t) in sorted(native.items()):

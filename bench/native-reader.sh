@@ -5,9 +5,9 @@
 # VM of guest-bench.sh is emulated): `kprof top --json` against the fake
 # /dev/kprof of the command-line tests (userspace/tests/fakedev.so, which
 # fills its rows once, so each interval costs only the reader), 100
-# intervals of 20 ms, over an interval of no rows and one of 10000, showing
-# the largest 10 rows and every row.  Prints one line per run:
-#   native ROWS TOP INTERVALS USER_S SYS_S
+# intervals of 20 ms, with the fake's four rows alone and with 10000 more,
+# showing the largest 10 rows and every row.  Prints one line per run:
+#   native EXTRA_ROWS TOP INTERVALS USER_S SYS_S
 set -eu
 proj=$(cd "$(dirname "$0")/.." && pwd)
 kprof=$proj/userspace/kprof
