@@ -362,7 +362,6 @@ TEST_F(tcp, threshold_splits_stack_ids)
 	server_stop(&slow);
 }
 
-/* The server side is a role of its own and never mixes with clients. */
 /* The bucket of @v, as the uapi header defines it. */
 static unsigned int hist_index(uint64_t v)
 {
@@ -497,6 +496,7 @@ TEST_F(tcp, one_handler_call_per_receive)
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
+/* The server side is a role of its own and never mixes with clients. */
 TEST_F(tcp, server_role_kept_apart)
 {
 	struct kprof_config cfg = {
