@@ -102,6 +102,14 @@ def main():
         elif f[0] == 'info':
             info[f[1]] = ' '.join(f[2:])
 
+    def native_per(rows, top):
+        """The reader's native CPU per interval for @rows more rows than
+        the fake device's own, showing @top; None if not measured."""
+        if (rows, top) not in native or (0, top) not in native:
+            return None
+        (n, t), (n0, t0) = native[(rows, top)], native[(0, top)]
+        return t / n - t0 / n0
+
     pin = info.get('pin', 'none')
     pinned = '' if pin == 'none' else ' (the workload pinned to CPU %s)' % pin
     L = []
@@ -354,11 +362,10 @@ def main():
                      'four rows alone:\n' % info.get('host', 'unknown host'))
             L.append('| TCP rows | shown | CPU per interval | of one CPU at 1 s |')
             L.append('|---|---|---|---|')
-            for (rows, top), (n, t) in sorted(native.items()):
-                if not rows or (0, top) not in native:
+            for rows, top in sorted(native):
+                per = native_per(rows, top)
+                if not rows or per is None:
                     continue
-                n0, t0 = native[(0, top)]
-                per = t / n - t0 / n0
                 L.append('| %d | %s | %.2f ms | %.2f%% |' % (
                     rows, 'largest %d' % top if top < rows else 'all',
                     per * 1e3, per * 100))
@@ -390,10 +397,9 @@ def main():
         if 'keyed' in reader and idle:
             val = '%.2f%% in the VM (TCG, snapshot ioctl included)' % (
                 cost * 100)
-            if (10000, 10) in native and (0, 10) in native:
-                (n, t), (n0, t0) = native[(10000, 10)], native[(0, 10)]
+            if native_per(10000, 10) is not None:
                 val += '; %.2f%% natively (user space alone)' % (
-                    (t / n - t0 / n0) * 100)
+                    native_per(10000, 10) * 100)
             # a keyed run inside the idle runs' spread tells nothing
             inside = idle[0] <= ku + ks <= idle[-1]
             if inside:
