@@ -45,8 +45,7 @@ struct kprof_stack_entry {
 
 int kprof_stacks_init(void);
 void kprof_stacks_exit(void);
-u32 kprof_stack_capture(struct pt_regs *regs, unsigned long probe_addr,
-			bool *dropped);
+u32 kprof_stack_capture(struct pt_regs *regs, bool *dropped);
 void kprof_stacks_reset(void);
 u32 kprof_stacks_used(void);
 u32 kprof_stacks_resets(void);

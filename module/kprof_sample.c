@@ -46,7 +46,7 @@ static void kprof_overflow(struct perf_event *event,
 		goto out;
 	}
 	if (!kprof_guard_skip_stack(true))
-		id = kprof_stack_capture(regs, 0, &dropped);
+		id = kprof_stack_capture(regs, &dropped);
 	if (dropped)
 		kprof_agg_sample_count(KPROF_SCNT_DROPS_STACKS);
 	kprof_agg_sample(id, t->tgid, t->comm);

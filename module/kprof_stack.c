@@ -3,9 +3,10 @@
  * Stack capture and the stack table.
  *
  * Capture runs in probe or sampling context (preemption off, possibly
- * hardirq or NMI): the kernel stack through the unwinder, the user stack
- * by walking frame pointers of the interrupted thread with fault-free user
- * copies, into a per-CPU scratch buffer.  The table deduplicates: an identical stack (same tgid,
+ * hardirq or NMI): the kernel stack through the unwinder from the probe's
+ * or the interrupted registers, the user stack by walking frame pointers
+ * of the interrupted thread with fault-free user copies, into a per-CPU
+ * scratch buffer.  The table deduplicates: an identical stack (same tgid,
  * same frames, compared in full) always gets the same ID, different stacks
  * never share one.  It is preallocated, lock-free for inserts and bounded;
  * a full table or a contended slot is a drop, never a wait.
@@ -40,7 +41,10 @@
 #define KPROF_STACK_PROBES	64
 #define KPROF_STACK_SPIN	10000
 
-/* Raw kernel trace before the probe machinery frames are cut off. */
+/*
+ * Raw kernel trace, where the unwinder cannot start at registers, before
+ * the probe or interrupt machinery frames are cut off.
+ */
 #define KPROF_RAW_KERNEL_FRAMES	(KPROF_MAX_KERNEL_FRAMES + 24)
 
 struct kprof_stack_scratch {
@@ -177,14 +181,32 @@ static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
 }
 
 /*
- * Capture the stacks of current and return their ID, or 0 (with *dropped
- * set) when the table is full or a slot stays contended.  From a probe
- * (@regs NULL) the kernel stack starts in the probed function at
- * @probe_addr; from a sample, at the interrupted @regs, and a sample of
- * user mode has user frames only.
+ * The kernel frames from @regs outwards (a probe's registers, or those of
+ * the context a sample interrupted), or all of them from here when @regs
+ * is NULL (a return probe).
  */
-u32 kprof_stack_capture(struct pt_regs *regs, unsigned long probe_addr,
-			bool *dropped)
+static unsigned int kprof_kernel_frames(struct kprof_stack_scratch *sc,
+					struct pt_regs *regs)
+{
+	unsigned int n;
+
+	if (regs && kprof_stack_trace_regs(regs, sc->ips,
+					   KPROF_MAX_KERNEL_FRAMES, &n))
+		return n;
+	n = kprof_stack_trace_save(sc->raw, ARRAY_SIZE(sc->raw));
+	return kprof_trim_kernel(sc->raw, n,
+				 regs ? instruction_pointer(regs) : 0, sc->ips);
+}
+
+/*
+ * Capture the stacks of current and return their ID, or 0 (with *dropped
+ * set) when the table is full or a slot stays contended.  The kernel
+ * stack starts at @regs: in the probed function for a probe's registers,
+ * at the interrupted instruction for a sample's; a sample of user mode
+ * has user frames only.  With @regs NULL (a return probe) the kernel
+ * stack is the whole trace from here.
+ */
+u32 kprof_stack_capture(struct pt_regs *regs, bool *dropped)
 {
 	struct kprof_stack_scratch *sc;
 	struct kprof_stack_entry *e;
@@ -193,12 +215,8 @@ u32 kprof_stack_capture(struct pt_regs *regs, unsigned long probe_addr,
 
 	*dropped = false;
 	sc = this_cpu_ptr(&kprof_scratch[ctx]);
-	if (!regs || !user_mode(regs)) {
-		nk = kprof_stack_trace_save(sc->raw, ARRAY_SIZE(sc->raw));
-		nk = kprof_trim_kernel(sc->raw, nk, regs ?
-				       instruction_pointer(regs) : probe_addr,
-				       sc->ips);
-	}
+	if (!regs || !user_mode(regs))
+		nk = kprof_kernel_frames(sc, regs);
 	nu = kprof_walk_user(regs, sc->ips + nk, KPROF_MAX_USER_FRAMES);
 	tgid = nu ? current->tgid : 0;
 

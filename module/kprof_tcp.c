@@ -294,7 +294,7 @@ static void kprof_tcp_connect(struct sock *sk)
 		WRITE_ONCE(f->role, KPROF_ROLE_CLIENT);
 }
 
-static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
+static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 {
 	const struct kprof_config *c;
 	struct kprof_tcp_key key = { 0 };
@@ -313,7 +313,7 @@ static void kprof_tcp_complete(struct sock *sk, unsigned long probe_addr)
 
 	c = rcu_dereference_sched(kprof_cfg);
 	if (c && now >= c->threshold_ns && !kprof_guard_skip_stack(false)) {
-		key.stack_id = kprof_stack_capture(NULL, probe_addr, &dropped);
+		key.stack_id = kprof_stack_capture(regs, &dropped);
 		if (dropped)
 			kprof_agg_count(KPROF_CNT_DROPS_STACKS);
 	}
@@ -358,7 +358,7 @@ static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 
 	if ((int)kprof_probe_arg(regs, 1) > 0)
 		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
-				   (unsigned long)p->addr);
+				   regs);
 	kprof_guard_end(KPROF_COST_RECV, t0);
 	return kprof_probe_done(p, regs);
 }
@@ -395,7 +395,7 @@ static int kprof_recvmsg_ret(struct kretprobe_instance *ri,
 	t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((long)regs_return_value(regs) > 0)
-		kprof_tcp_complete(*(struct sock **)ri->data, 0);
+		kprof_tcp_complete(*(struct sock **)ri->data, NULL);
 	kprof_guard_end(KPROF_COST_RECV, t0);
 	return 0;
 }

@@ -32,4 +32,48 @@ static inline unsigned int kprof_stack_trace_save(unsigned long *store,
 }
 #endif
 
+/*
+ * A kernel trace that starts at @regs (a probe's or an interrupted
+ * context's registers) and walks out from there, as perf does for a
+ * sample or a kprobe event: the probe or interrupt machinery above @regs
+ * is never unwound.  x86 exports its unwinder (v4.9+); with ORC the trace
+ * goes into @store and this returns true with its length in *@nr.
+ * Elsewhere it returns false and the caller traces from where it runs
+ * and cuts the frames above the one at @regs' instruction pointer.  The
+ * frame-pointer unwinder is left out on purpose: started at a probe on a
+ * function's entry, before the function has pushed its frame, it would
+ * skip the caller.
+ */
+#if defined(CONFIG_X86) && defined(CONFIG_UNWINDER_ORC)
+#include <asm/unwind.h>
+
+static inline bool kprof_stack_trace_regs(struct pt_regs *regs,
+					  unsigned long *store,
+					  unsigned int size, unsigned int *nr)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	unsigned int n = 0;
+
+	if (size)
+		store[n++] = regs->ip;
+	for (unwind_start(&state, current, regs, NULL);
+	     !unwind_done(&state) && n < size; unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		store[n++] = addr;
+	}
+	*nr = n;
+	return true;
+}
+#else
+static inline bool kprof_stack_trace_regs(struct pt_regs *regs,
+					  unsigned long *store,
+					  unsigned int size, unsigned int *nr)
+{
+	return false;
+}
+#endif
+
 #endif /* _KPROF_COMPAT_STACK_H */
