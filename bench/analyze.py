@@ -340,19 +340,23 @@ def main():
         idle = sorted(u + s for k, (u, s, _) in reader.items()
                       if k.startswith('idle'))
         if 'keyed' in reader and idle:
-            ku, ks, kn = reader['keyed']
+            # "reader keyed USER SYS KEYS [ROWS]": older runs lack ROWS
+            ku, ks, kn = reader['keyed'][:3]
+            held = ''
+            if len(reader['keyed']) > 3:
+                held = ' (the interval held %d rows)' % reader['keyed'][3]
             cost = (ku + ks) - median(idle)
             L.append('Reader: `kprof top --no-cpu --threshold 100s --json -n 1` '
                      '(the largest 10 rows, as top shows them) over one '
-                     'interval in which `export_cost -g -k %d` made %d keys '
+                     'interval in which `export_cost -g -k %d` made %d keys%s '
                      'used %.3f s of CPU (user+sys, the snapshot ioctl '
                      'included), against a median of %.3f s (%d runs, '
                      '%.3f–%.3f s: the noise of this measurement) for the '
                      'same command over an empty interval: %.1f ms of CPU for '
                      'the %d keys, i.e. %.2f%% of one CPU if such an interval '
                      'came every second (TCG).' % (
-                         kn, kn, ku + ks, median(idle), len(idle), idle[0],
-                         idle[-1], cost * 1e3, kn, cost * 100))
+                         kn, kn, held, ku + ks, median(idle), len(idle),
+                         idle[0], idle[-1], cost * 1e3, kn, cost * 100))
             L.append('')
         if native:
             L.append('Reader natively, on the host (%s): `kprof top --no-cpu '
@@ -395,6 +399,7 @@ def main():
                             'snapshot per key ×%.2f from %d to %d keys' %
                             (g, k0, k1)))
         if 'keyed' in reader and idle:
+            ku, ks = reader['keyed'][:2]
             val = '%.2f%% in the VM (TCG, snapshot ioctl included)' % (
                 cost * 100)
             if native_per(10000, 10) is not None:
