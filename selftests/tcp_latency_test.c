@@ -362,6 +362,69 @@ TEST_F(tcp, threshold_splits_stack_ids)
 	server_stop(&slow);
 }
 
+/*
+ * A request's kernel stack starts in the probed receive function, has
+ * none of the probe's own frames above it (handler, kprobe or ftrace
+ * dispatch, exception entry) and reaches the system call.
+ */
+TEST_F(tcp, stack_starts_in_probed_function)
+{
+	static const char * const machinery[] = {
+		"kprof", "kprobe", "ftrace", "int3", "exc_", "perf_",
+	};
+	struct kprof_config cfg = { .threshold_ns = 0 };
+	struct server srv = { .respond = 1 };
+	static struct kprof_stack_query q;
+	struct kprof_tcp_row *r;
+	int fd, stacks = 0;
+	unsigned int k, m;
+	uint32_t i;
+
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, server_start(&srv, AF_INET, 0));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	fd = client_connect(AF_INET, srv.port);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 5; i++)
+		ASSERT_NE(0, client_request(fd));
+	close(fd);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	for (i = 0; i < self->ex.hdr->nr_tcp_rows; i++) {
+		const char *s;
+		int syscall = 0;
+
+		r = &self->ex.rows[i];
+		if (r->rport != srv.port || r->role != KPROF_ROLE_CLIENT ||
+		    !r->stack_id)
+			continue;
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.id = r->stack_id;
+		ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_STACK, &q));
+		ASSERT_NE(KPROF_KSYMS_MISSING, q.stack.ksyms_off);
+		ASSERT_LT(0, q.stack.nr_kernel);
+		s = q.ksyms + q.stack.ksyms_off;
+		TH_LOG("stack %u: %u kernel frames, first %s", q.id,
+		       q.stack.nr_kernel, s);
+		EXPECT_TRUE(!strncmp(s, "tcp_cleanup_rbuf+", 17) ||
+			    !strncmp(s, "__tcp_cleanup_rbuf+", 19));
+		for (k = 0; k < q.stack.nr_kernel; k++) {
+			for (m = 0; m < sizeof(machinery) / sizeof(*machinery);
+			     m++)
+				EXPECT_FALSE(!!strstr(s, machinery[m])) {
+					TH_LOG("frame %u: %s", k, s);
+				}
+			syscall |= !!strstr(s, "do_syscall_64");
+			s += strlen(s) + 1;
+		}
+		EXPECT_EQ(1, syscall);
+		stacks++;
+	}
+	EXPECT_LE(1, stacks);
+	server_stop(&srv);
+}
+
 /* The bucket of @v, as the uapi header defines it. */
 static unsigned int hist_index(uint64_t v)
 {
