@@ -131,9 +131,9 @@ bench: bench-bin
 	$(VM)/vng-run -k $(BENCH_KVER) -c 2 -m 2G -t 1500 -- bench/guest-bench.sh \
 		2>&1 | tee $(BUILD)/bench/vm.log | grep --line-buffered -E '^(bench|tcp|cpu|export|reader|mem) '; \
 	test -s $(BUILD)/bench/raw.txt || { echo "kprofmod: the benchmark VM wrote no results" >&2; exit 1; }; \
-	bench/native-reader.sh | tee -a $(BUILD)/bench/raw.txt; \
+	bench/native-reader.sh | tee -a $(BUILD)/bench/raw.txt && \
 	python3 bench/analyze.py $(BUILD)/bench/raw.txt bench/RESULTS.md \
-		"make bench" $$(( $$(date +%s) - start + 0 )); \
+		"make bench" $$(( $$(date +%s) - start + 0 )) && \
 	echo "bench: bench/RESULTS.md written ($$(( $$(date +%s) - start )) s in the VM and analysis)"
 
 # The module into /lib/modules/$(KVER) (then modprobe and `kprof load`

@@ -337,7 +337,7 @@ def main():
                 g.append('%d→%d keys (×%.0f): snapshot ×%.1f, read ×%.1f' % (
                     k0, k1, k1 / k0, s1 / s0, r1 / r0))
             L.append('\nGrowth: ' + '; '.join(g) + '.\n')
-        idle = sorted(u + s for k, (u, s, _) in reader.items()
+        idle = sorted(v[0] + v[1] for k, v in reader.items()
                       if k.startswith('idle'))
         if 'keyed' in reader and idle:
             # "reader keyed USER SYS KEYS [ROWS]": older runs lack ROWS
