@@ -27,7 +27,12 @@ kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 "$KPROF_BIN" top -q -i 0.5 -n 10 --threshold 0 --prometheus "$F" \
 	>"$tmp/top.out" 2>"$tmp/top.err" &
 top=$!
-sleep 1.5
+# the first file before any request (under emulation on a loaded host it
+# took longer than a fixed 1.5 s once, and the comparison had no file)
+for i in $(seq 150); do
+	[ -s "$F" ] && break
+	sleep 0.2
+done
 cp "$F" "$tmp/early.prom" 2>/dev/null
 "$WL" -n 250 2 >"$tmp/wl.out"
 wait "$top"
