@@ -345,7 +345,8 @@ def main():
             held = ''
             if len(reader['keyed']) > 3:
                 held = ' (the interval held %d rows)' % reader['keyed'][3]
-            cost = (ku + ks) - median(idle)
+            keyed_cpu = ku + ks
+            cost = keyed_cpu - median(idle)
             L.append('Reader: `kprof top --no-cpu --threshold 100s --json -n 1` '
                      '(the largest 10 rows, as top shows them) over one '
                      'interval in which `export_cost -g -k %d` made %d keys%s '
@@ -355,7 +356,7 @@ def main():
                      'same command over an empty interval: %.1f ms of CPU for '
                      'the %d keys, i.e. %.2f%% of one CPU if such an interval '
                      'came every second (TCG).' % (
-                         kn, kn, held, ku + ks, median(idle), len(idle),
+                         kn, kn, held, keyed_cpu, median(idle), len(idle),
                          idle[0], idle[-1], cost * 1e3, kn, cost * 100))
             L.append('')
         if native:
@@ -399,14 +400,13 @@ def main():
                             'snapshot per key ×%.2f from %d to %d keys' %
                             (g, k0, k1)))
         if 'keyed' in reader and idle:
-            ku, ks = reader['keyed'][:2]
             val = '%.2f%% in the VM (TCG, snapshot ioctl included)' % (
                 cost * 100)
-            if native_per(10000, 10) is not None:
-                val += '; %.2f%% natively (user space alone)' % (
-                    native_per(10000, 10) * 100)
+            nat = native_per(10000, 10)
+            if nat is not None:
+                val += '; %.2f%% natively (user space alone)' % (nat * 100)
             # a keyed run inside the idle runs' spread tells nothing
-            inside = idle[0] <= ku + ks <= idle[-1]
+            inside = idle[0] <= keyed_cpu <= idle[-1]
             if inside:
                 val += ' (the keyed run within the idle runs\' spread)'
             targets.append(('reader < 1% of a CPU at 1 s with 10k keys',

@@ -189,7 +189,7 @@ result()
 # file, so that analyze.py knows what to expect.
 run_rounds()
 {
-	local stage=$1 r c
+	local stage=$1 r c t0
 	shift
 	out "info configs_$stage $*"
 	for ((r = 1; r <= rounds; r++)); do
