@@ -25,11 +25,29 @@ export KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof
 # stack walks in the middle of tests that count them.
 export KPROF_LOAD_PARAMS=${KPROF_LOAD_PARAMS-budget_ppm=0}
 ksft=$proj/build/ksft/kprofmod
+
+# timed: the runner's output, with how long each test took after its
+# result line (a TAP comment), so a slow kernel's run shows where its
+# time went.
+timed()
+{
+	local line t0=$SECONDS
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		'ok '[0-9]*' selftests: '*|'not ok '[0-9]*' selftests: '*)
+			line=${line#*selftests: }
+			echo "# ${line%% \#*} took $((SECONDS - t0)) s"
+			t0=$SECONDS ;;
+		esac
+	done
+}
 : >"$tap"
 {
 	echo "# guest kernel $(uname -r), $(nproc) CPU(s)"
 	[ "${KPROF_KMEMLEAK:-0}" != 1 ] || selftests/vm/kmemleak-guest.sh start
-	make -s -C "$ksft" run_tests KPROF_UAPI="$proj/uapi" OUTPUT="$ksft"
+	make -s -C "$ksft" run_tests KPROF_UAPI="$proj/uapi" OUTPUT="$ksft" |
+		timed
 	if [ "${KPROF_DKMS:-0}" = 1 ]; then
 		selftests/vm/dkms-guest.sh
 	fi
