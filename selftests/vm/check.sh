@@ -15,6 +15,13 @@
 #             and on 6.1-rt the console must also be free of kernel splats
 #             (see splat_check), and on the debug kernel kmemleak must find
 #             nothing after the suite.
+# --torture NAME  boot the named kernel once more and run torture.sh
+#             there (traffic, snapshots, toggles, readers, CPU hotplug,
+#             rmmod attempts, then 100 load/unload cycles under traffic),
+#             with the kernel-splat checks.  Its TCG runs both vCPUs in one
+#             host thread: with a thread per vCPU, an emulated CPU can keep
+#             executing a kprobe's int3 that another CPU already replaced
+#             (see README, Torture).
 # --kdir DIR  a prepared kernel build tree from outside the matrix (older
 #             kernels, own builds): W=1 build against it, `dkms build
 #             --kernelsourcedir DIR` in a private DKMS tree, then boot
@@ -36,13 +43,14 @@ ks=$vm/kernel.sh
 dk=$vm/debug-kernel.sh
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
 
-gates=0 unit=0 compile='' boot='' kdir='' image=''
+gates=0 unit=0 compile='' boot='' torture='' kdir='' image=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--gates) gates=1 ;;
 	--unit) unit=1 ;;
 	--compile) compile=$2; shift ;;
 	--boot) boot=$2; shift ;;
+	--torture) torture=$2; shift ;;
 	--kdir) kdir=$2; shift ;;
 	--image) image=$2; shift ;;
 	*) echo "check.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -264,6 +272,33 @@ for name in $boot; do
 	esac
 
 	[ "$name" = debug ] || dkms_clean "$name"
+done
+
+for name in $torture; do
+	echo "== torture on $name"
+	if ! "$ks" fetch "$name" >"$out/fetch-torture-$name.log" 2>&1; then
+		tail -n 20 "$out/fetch-torture-$name.log"
+		tap "torture-$name" 1 "fetch kernel $name"
+		continue
+	fi
+	kver=$("$ks" kver "$name")
+	build_module "$name"
+	tap "torture-$name" $? "module builds with W=1 and no warnings on $kver"
+	make -s selftests >/dev/null 2>&1
+	t0=$(date +%s)
+	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --qemu-opts=-accel --qemu-opts=tcg,thread=single" \
+	"$vm/vng-run" -k "$kver" -c 2 -m 2G -t 1500 -- \
+		"KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof \
+		 build/ksft/kprofmod/torture.sh >$out/guest-torture-$name.tap 2>&1" \
+		2>&1 | cat >"$out/console-torture-$name.log"
+	rc=${PIPESTATUS[0]}
+	echo "  VM on $kver: $(($(date +%s) - t0)) s"
+	if [ -s "$out/guest-torture-$name.tap" ]; then
+		cat "$out/guest-torture-$name.tap"
+	fi
+	[ "$rc" -eq 0 ] || tail -n 150 "$out/console-torture-$name.log"
+	tap "torture-$name" "$rc" "torture VM on $kver returned exit status $rc"
+	splat_check "torture-$name" "$out/console-torture-$name.log"
 done
 
 # A prepared build tree: W=1 build, DKMS build in a private tree, the suite.
