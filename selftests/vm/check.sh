@@ -145,11 +145,10 @@ boot_suite()
 		cat >"$out/console-$name.log"
 	rc=${PIPESTATUS[0]}
 	echo "  VM on $kver: $(($(date +%s) - t0)) s"
-	# the console has the kernel's messages too (vng --verbose): shown
-	# whole only when the VM did not come back
-	if [ "$rc" -eq 0 ] && [ -f "$out/guest-$name.tap" ]; then
-		cat "$out/guest-$name.tap"
-	else
+	# the console has the kernel's messages too (vng --verbose): its
+	# tail is shown when the guest command failed or left no TAP
+	[ ! -f "$out/guest-$name.tap" ] || cat "$out/guest-$name.tap"
+	if [ "$rc" -ne 0 ] || [ ! -f "$out/guest-$name.tap" ]; then
 		tail -n 150 "$out/console-$name.log"
 	fi
 	tap "vm-$name" "$rc" "VM on $kver returned exit status $rc"
@@ -285,19 +284,11 @@ for name in $torture; do
 	build_module "$name"
 	tap "torture-$name" $? "module builds with W=1 and no warnings on $kver"
 	make -s selftests >/dev/null 2>&1
-	t0=$(date +%s)
 	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --qemu-opts=-accel --qemu-opts=tcg,thread=single" \
-	"$vm/vng-run" -k "$kver" -c 2 -m 2G -t 1500 -- \
+	boot_suite "torture-$name" "$kver" \
 		"KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof \
 		 build/ksft/kprofmod/torture.sh >$out/guest-torture-$name.tap 2>&1" \
-		2>&1 | cat >"$out/console-torture-$name.log"
-	rc=${PIPESTATUS[0]}
-	echo "  VM on $kver: $(($(date +%s) - t0)) s"
-	if [ -s "$out/guest-torture-$name.tap" ]; then
-		cat "$out/guest-torture-$name.tap"
-	fi
-	[ "$rc" -eq 0 ] || tail -n 150 "$out/console-torture-$name.log"
-	tap "torture-$name" "$rc" "torture VM on $kver returned exit status $rc"
+		-k "$kver" -t 1500
 	splat_check "torture-$name" "$out/console-torture-$name.log"
 done
 
