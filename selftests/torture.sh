@@ -162,24 +162,31 @@ bad=0 i=0 t0=$(date +%s)
 if ! wait_ready "$tmp/traffic" "$tpid"; then
 	bad=1
 	tap_diag "traffic did not start"
+elif [ -n "${KPROF_KO:-}" ]; then
+	# one process for all the cycles (see mod_cycle.c); it says how
+	# long they took, or which cycle failed and why
+	# shellcheck disable=SC2086
+	"$KP_DIR/mod_cycle" -s -n "$CYCLES" "$KPROF_KO" ${KPROF_LOAD_PARAMS:-}
+	bad=$?
+else
+	while [ "$i" -lt "$CYCLES" ]; do
+		if ! kp_load; then
+			bad=1; tap_diag "load $i failed"; break
+		fi
+		# every other cycle unloads with tracing and sampling running
+		if [ $((i % 2)) -eq 0 ] && ! "$T" start; then
+			bad=1; tap_diag "cycle $i: start failed"; break
+		fi
+		if ! kp_unload; then
+			bad=1; tap_diag "unload $i failed"; break
+		fi
+		if [ -e /dev/kprof ] || kp_is_loaded; then
+			bad=1; tap_diag "cycle $i: module or device left behind"; break
+		fi
+		i=$((i + 1))
+	done
+	tap_diag "$i load/unload cycles in $(($(date +%s) - t0)) s"
 fi
-while [ "$bad" -eq 0 ] && [ "$i" -lt "$CYCLES" ]; do
-	if ! kp_load; then
-		bad=1; tap_diag "load $i failed"; break
-	fi
-	# every other cycle unloads with tracing and sampling running
-	if [ $((i % 2)) -eq 0 ] && ! "$T" start; then
-		bad=1; tap_diag "cycle $i: start failed"; break
-	fi
-	if ! kp_unload; then
-		bad=1; tap_diag "unload $i failed"; break
-	fi
-	if [ -e /dev/kprof ] || kp_is_loaded; then
-		bad=1; tap_diag "cycle $i: module or device left behind"; break
-	fi
-	i=$((i + 1))
-done
-tap_diag "$i load/unload cycles in $(($(date +%s) - t0)) s"
 tap_result "$bad" "$CYCLES load/unload cycles under traffic, half of them with tracing running"
 kill -TERM "$tpid" 2>/dev/null
 wait "$tpid"
