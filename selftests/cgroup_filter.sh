@@ -58,7 +58,7 @@ tap_diag "inside: spinner $spin_in, port $port_in; outside: spinner $spin_out, p
 
 check()
 {
-	python3 - "$tmp/r.json" "$@" <<'PY'
+	python3 -I -S - "$tmp/r.json" "$@" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 what, a = sys.argv[2], int(sys.argv[3])

@@ -74,7 +74,7 @@ else
 		"^kprofmod loaded from /lib/modules/.* with inflight=128" \
 		"$KPROF_BIN" load inflight=128
 	"$KPROF_BIN" status --json >"$err" 2>&1
-	python3 - "$err" <<'PY'
+	python3 -I -S - "$err" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 p = s["parameters"]

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 PW=$KP_DIR/payload_workload
-SCAN="python3 $KP_DIR/privacy_scan.py"
+SCAN="python3 -I -S $KP_DIR/privacy_scan.py"
 tmp=$(mktemp -d)
 pw=
 trap '[ -n "$pw" ] && kill "$pw" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -68,7 +68,7 @@ tap_result $rdfail "top, top --json, --prometheus, record (3 formats), report (2
 kill "$pw"
 wait "$pw" 2>/dev/null
 pw=
-ids=$(python3 -c 'import json, sys
+ids=$(python3 -I -S -c 'import json, sys
 o = json.load(open(sys.argv[1]))
 print(" ".join(sorted({str(r["stack_id"]) for r in o["tcp"] if r["stack_id"]})))' \
 	"$R/rec.json")
@@ -96,7 +96,7 @@ tap_check "no marker in any reader output or in dmesg" $SCAN scan \
 tap_check "full: kprof info and status say endpoints full" \
 	sh -c "grep -q '^  endpoints: full' '$R/info.txt' &&
 	       grep -q '^  endpoints:  full' '$R/status.txt' &&
-	       python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[\"endpoints\"] == \"full\"' '$R/status.json'"
+	       python3 -I -S -c 'import json,sys; assert json.load(open(sys.argv[1]))[\"endpoints\"] == \"full\"' '$R/status.json'"
 tap_check "no splat" kp_dmesg_clean "$mark"
 
 # --- endpoints=prefix and endpoints=hash ---
@@ -118,7 +118,7 @@ mode_run()
 # json_raddrs FILE: the endpoints the reader shows for IPv4 and IPv6
 json_raddrs()
 {
-	python3 -c 'import json, sys
+	python3 -I -S -c 'import json, sys
 o = json.load(open(sys.argv[1]))
 for fam in ("ipv4", "ipv6"):
     print(fam, " ".join(sorted({r["raddr"] for r in o["tcp"] if r["family"] == fam})))' "$1"

@@ -42,15 +42,15 @@ tap_check "only the file is left, no FILE.tmp" test -s "$F" -a ! -e "$F.tmp"
 sed 's/^/#   /' "$F" | grep -v '^#   #' | head -n 40
 
 port=$(awk '{print $2}' "$tmp/wl.out")
-tap_check "prom-check: the file is well-formed" python3 "$CHECK" --prefix kprof_ "$F"
+tap_check "prom-check: the file is well-formed" python3 -I -S "$CHECK" --prefix kprof_ "$F"
 tap_check "prom-check: nothing went down since an earlier version of the file" \
-	python3 "$CHECK" --previous "$tmp/early.prom" "$F"
+	python3 -I -S "$CHECK" --previous "$tmp/early.prom" "$F"
 
 # The workload's endpoint, as a client: exactly its requests, in every
 # view of the histogram.
 endpoint_check()
 {
-	python3 - "$F" "$1" "$2" <<'PY'
+	python3 -I -S - "$F" "$1" "$2" <<'PY'
 import sys
 path, port, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
 v = {}

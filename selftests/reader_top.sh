@@ -17,7 +17,7 @@ kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 # is there, and no row of another role names PORT.
 json_check()
 {
-	python3 - "$@" <<'PY'
+	python3 -I -S - "$@" <<'PY'
 import json, sys
 path, port, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 total, lines = 0, 0
@@ -70,7 +70,7 @@ tap_check "slow requests show the workload's stack inline" grep -q 'workload_cli
 "$WL" -d 600 5 >"$tmp/wl2.out" &
 wl=$!
 "$KPROF_BIN" top --json --top 1000 -i 1 -n 2 --threshold 0 >"$tmp/top2.json" 2>&1
-id=$(python3 -c '
+id=$(python3 -I -S -c '
 import json, sys
 for line in open(sys.argv[1]):
     for r in json.loads(line)["tcp"]:

@@ -25,7 +25,7 @@ tap_check "nothing on stderr when it is not a terminal" test ! -s "$tmp/err"
 # strict folded format: frames;...;frames COUNT, nothing else
 folded_ok()
 {
-	python3 - "$1" <<'PY'
+	python3 -I -S - "$1" <<'PY'
 import re, sys
 line_re = re.compile(r'^[^;\s][^;\n]*(;[^;\n]+)* [1-9][0-9]*$')
 n = 0
@@ -65,7 +65,7 @@ tap_check "pprof has samples and names spin_hot_a" \
 
 "$KPROF_BIN" record -d 2 -o "$tmp/p.json" --format json 2>/dev/null
 tap_check "record --format json writes one object with cpu and tcp tables" \
-	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert isinstance(o["cpu"], list) and isinstance(o["tcp"], list) and o["samples_total"] >= 0' "$tmp/p.json"
+	python3 -I -S -c 'import json,sys; o=json.load(open(sys.argv[1])); assert isinstance(o["cpu"], list) and isinstance(o["tcp"], list) and o["samples_total"] >= 0' "$tmp/p.json"
 
 kp_unload
 tap_finish

@@ -36,7 +36,7 @@ tap_check "nothing on stderr" test ! -s "$tmp/err"
 # check NAME: one python check of the report, NAME selects it
 check()
 {
-	python3 - "$1" "$tmp/r.json" "$port" <<'PY'
+	python3 -I -S - "$1" "$tmp/r.json" "$port" <<'PY'
 import json, math, sys
 what, path, port = sys.argv[1], sys.argv[2], int(sys.argv[3] or 0)
 o = json.load(open(path))
