@@ -16,11 +16,10 @@ VM := selftests/vm
 # The kernel matrix: booted by check-matrix, compiled by check.
 MATRIX := 6.1 5.10 6.12 sid
 # Booted by check and check-matrix too, with the kernel-splat checks:
-# Debian's 6.1 PREEMPT_RT kernel.  The torture run boots 6.1 once more.
-# The debug kernel (selftests/vm/debug-kernel.sh: KASAN, lockdep,
-# kmemleak, no BTF) runs by hand (make vmcheck-debug): its build and
-# suite take 36 minutes under TCG, more than CI's time allows.
-SAFETY := 6.1-rt
+# Debian's 6.1 PREEMPT_RT kernel and the debug kernel built from
+# linux-source-6.1 (selftests/vm/debug-kernel.sh: KASAN, lockdep,
+# kmemleak, no BTF).  The torture run boots 6.1 once more.
+SAFETY := 6.1-rt debug
 TORTURE := 6.1
 
 PREFIX ?= /usr/local
