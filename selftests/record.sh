@@ -13,13 +13,17 @@ tap_plan 8
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
-# The 75/25 spinner, recorded from outside.
-"$SPIN" 4 &
+# The 75/25 spinner, recorded from outside.  It runs until killed: the
+# reader names its frames after the recording, from the live process (on
+# the debug kernel a 4-second spinner had exited by then, and every frame
+# was [unknown]).
+"$SPIN" 600 &
 spin=$!
 "$KPROF_BIN" record -d 3 --freq 499 -o "$tmp/p.folded" --format folded \
 	2>"$tmp/err"
 tap_result $? "record --format folded exits 0"
-wait "$spin"
+kill "$spin"
+wait "$spin" 2>/dev/null
 tap_check "nothing on stderr when it is not a terminal" test ! -s "$tmp/err"
 
 # strict folded format: frames;...;frames COUNT, nothing else
@@ -51,11 +55,12 @@ tap_diag "spin_hot_a has $share% of the spinner's hot samples"
 tap_check "75/25 split shows in the folded stacks (65..85%)" \
 	test "$share" -ge 65 -a "$share" -le 85
 
-"$SPIN" 6 &
+"$SPIN" 600 &
 spin=$!
 "$KPROF_BIN" record -d 2 -o "$tmp/p.pb.gz" --format pprof 2>/dev/null
 tap_result $? "record --format pprof exits 0"
-wait "$spin"
+kill "$spin"
+wait "$spin" 2>/dev/null
 
 # protoc decodes it; Profile.sample is field 2, Profile.string_table 6
 gunzip -c "$tmp/p.pb.gz" | protoc --decode_raw >"$tmp/p.txt" 2>&1
