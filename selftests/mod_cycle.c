@@ -9,30 +9,12 @@
  *
  * After each load /dev/kprof must be a character device; after each
  * unload none of it, /sys/class/misc/kprof and /sys/module/kprofmod may
- * be left.  With -s every
- * other cycle starts tracing and sampling (threshold 0, 999 Hz) and
- * closes the device before the unload, so the module unloads with its
- * probes and perf events live.  Prints a TAP comment with the times;
+ * be left.  With -s every other cycle starts tracing and sampling
+ * (threshold 0, 999 Hz, kp_start_all()) before the unload, so the module
+ * unloads with its probes and perf events live.  Prints a TAP comment with the times;
  * exits 0, or 1 after the first failure, saying which.
  */
 #include "tcp_test.h"
-
-static int start_all(void)
-{
-	struct kprof_config c = {
-		.size = sizeof(c),
-		.threshold_ns = 0,
-		.sample_hz = 999,
-	};
-	int fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = kp_config(fd, &c) || kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL);
-	close(fd);
-	return ret ? -1 : 0;
-}
 
 static int fail(int cycle, const char *what)
 {
@@ -84,8 +66,14 @@ int main(int argc, char **argv)
 		close(fd);
 		if (stat(KPROF_TEST_DEV, &st) || !S_ISCHR(st.st_mode))
 			return fail(i, KPROF_TEST_DEV " is not there after the load");
-		if (start && i % 2 == 0 && start_all())
-			return fail(i, "start tracing and sampling");
+		if (start && i % 2 == 0) {
+			int ret = kp_start_all(999);
+
+			if (ret) {
+				errno = -ret;
+				return fail(i, "start tracing and sampling");
+			}
+		}
 		t = now_ns();
 		if (syscall(SYS_delete_module, "kprofmod", O_NONBLOCK))
 			return fail(i, "delete_module");

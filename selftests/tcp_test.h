@@ -206,6 +206,25 @@ static inline int kp_config(int fd, const struct kprof_config *cfg)
 	return ioctl(fd, KPROF_IOC_SET_CONFIG, &c) ? -errno : 0;
 }
 
+/*
+ * Trace every request (threshold 0) and sample CPUs at @hz, through a
+ * descriptor of its own that is closed again: the module keeps tracing
+ * with no reader.  0 or -errno.
+ */
+static inline int kp_start_all(unsigned int hz)
+{
+	struct kprof_config c = { .threshold_ns = 0, .sample_hz = hz };
+	int fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = kp_config(fd, &c);
+	if (!ret)
+		ret = kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL);
+	close(fd);
+	return ret;
+}
+
 static inline int kp_snapshot(int fd)
 {
 	struct kprof_snapshot s = { .size = sizeof(s) };

@@ -849,19 +849,12 @@ static int traffic_only(unsigned int secs, int hotplug)
 
 static int start_all(void)
 {
-	struct kprof_config c = {
-		.size = sizeof(c),
-		.threshold_ns = 0,
-		.sample_hz = SAMPLE_HZ,
-	};
-	int fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+	int ret = kp_start_all(SAMPLE_HZ);
 
-	if (fd < 0 || kp_config(fd, &c) ||
-	    kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL)) {
-		perror("torture start");
+	if (ret) {
+		fprintf(stderr, "torture start: %s\n", strerror(-ret));
 		return 1;
 	}
-	close(fd);
 	return 0;
 }
 
