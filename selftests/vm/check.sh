@@ -15,8 +15,8 @@
 #             and on 6.1-rt the console must also be free of kernel splats
 #             (see splat_check), and on the debug kernel kmemleak must find
 #             nothing after the suite.
-# --torture NAME  boot the named kernel once more and run torture.sh
-#             there (traffic, snapshots, toggles, readers, CPU hotplug,
+# --torture NAME  boot the named kernel (before the --boot suites) and
+#             run torture.sh there (traffic, snapshots, toggles, readers, CPU hotplug,
 #             rmmod attempts, then 100 load/unload cycles under traffic),
 #             with the kernel-splat checks.  Its TCG runs both vCPUs in one
 #             host thread: with a thread per vCPU, an emulated CPU can keep
@@ -162,8 +162,11 @@ dkms_clean()
 
 # The debug kernel's build takes minutes of both CPUs.  When other steps
 # come before its boot, it starts now, in the background, at idle priority
-# (SCHED_IDLE, idle I/O class): it gets the CPU time those steps leave,
-# mostly while a VM's vCPUs wait, and never takes it from them.
+# (SCHED_IDLE, idle I/O class): it gets the CPU time the gates, the unit
+# tests and the torture run leave (that VM emulates both vCPUs in one
+# host thread).  It is stopped while a suite's VM runs: even at idle
+# priority it slowed the guests enough to cost the 999 Hz sampling test a
+# quarter of its samples.
 debug_pid=''
 if [[ " $boot " == *" debug "* && ( "$boot" != debug || $gates$unit != 00 ) ]]; then
 	prio=(nice -n 19)
@@ -174,9 +177,18 @@ if [[ " $boot " == *" debug "* && ( "$boot" != debug || $gates$unit != 00 ) ]]; 
 	# script ends first
 	setsid "${prio[@]}" "$dk" build >"$out/fetch-debug.log" 2>&1 &
 	debug_pid=$!
-	trap 'kill -- -"$debug_pid" 2>/dev/null' EXIT
+	trap 'bg_build CONT; bg_build TERM' EXIT
 	trap 'exit 130' INT TERM
 fi
+
+# bg_build STOP|CONT: pause or resume the debug kernel's background build
+# (while its session leader, the build script, still runs)
+bg_build()
+{
+	[ -n "$debug_pid" ] &&
+		[ "$(ps -o sid= -p "$debug_pid" 2>/dev/null)" -eq "$debug_pid" ] 2>/dev/null &&
+		kill -"$1" -- -"$debug_pid" 2>/dev/null
+}
 
 if [ "$gates" = 1 ]; then
 	echo "== quality gates"
@@ -239,6 +251,25 @@ for name in $compile; do
 	tap compile $? "module builds with W=1 and no warnings on $name ($("$ks" kver "$name"))"
 done
 
+for name in $torture; do
+	echo "== torture on $name"
+	if ! "$ks" fetch "$name" >"$out/fetch-torture-$name.log" 2>&1; then
+		tail -n 20 "$out/fetch-torture-$name.log"
+		tap "torture-$name" 1 "fetch kernel $name"
+		continue
+	fi
+	kver=$("$ks" kver "$name")
+	build_module "$name"
+	tap "torture-$name" $? "module builds with W=1 and no warnings on $kver"
+	make -s selftests >/dev/null 2>&1
+	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --qemu-opts=-accel --qemu-opts=tcg,thread=single" \
+	boot_suite "torture-$name" "$kver" \
+		"KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof \
+		 build/ksft/kprofmod/torture.sh >$out/guest-torture-$name.tap 2>&1" \
+		-k "$kver" -t 1500
+	splat_check "torture-$name" "$out/console-torture-$name.log"
+done
+
 for name in $boot; do
 	echo "== boot $name"
 	if [ "$name" = debug ]; then
@@ -247,10 +278,12 @@ for name in $boot; do
 		t0=$(date +%s)
 		if [ -n "$debug_pid" ]; then
 			wait "$debug_pid"
+			rc=$?
+			debug_pid=''
 		else
 			"$dk" build >"$out/fetch-$name.log" 2>&1
+			rc=$?
 		fi
-		rc=$?
 		if [ $rc -ne 0 ]; then
 			tail -n 20 "$out/fetch-$name.log"
 			tap "vm-$name" 1 "build the debug kernel"
@@ -287,33 +320,16 @@ for name in $boot; do
 	tap "vm-$name" $? "module builds with W=1 and no warnings on $kver"
 	make -s selftests >/dev/null 2>&1
 
+	bg_build STOP
 	boot_suite "$name" "$kver" \
 		"$guest_env KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
 		"${boot_args[@]}"
+	bg_build CONT
 	case $name in
 	debug|6.1-rt) splat_check "$name" "$out/console-$name.log" ;;
 	esac
 
 	[ "$name" = debug ] || dkms_clean "$name"
-done
-
-for name in $torture; do
-	echo "== torture on $name"
-	if ! "$ks" fetch "$name" >"$out/fetch-torture-$name.log" 2>&1; then
-		tail -n 20 "$out/fetch-torture-$name.log"
-		tap "torture-$name" 1 "fetch kernel $name"
-		continue
-	fi
-	kver=$("$ks" kver "$name")
-	build_module "$name"
-	tap "torture-$name" $? "module builds with W=1 and no warnings on $kver"
-	make -s selftests >/dev/null 2>&1
-	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --qemu-opts=-accel --qemu-opts=tcg,thread=single" \
-	boot_suite "torture-$name" "$kver" \
-		"KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof \
-		 build/ksft/kprofmod/torture.sh >$out/guest-torture-$name.tap 2>&1" \
-		-k "$kver" -t 1500
-	splat_check "torture-$name" "$out/console-torture-$name.log"
 done
 
 # A prepared build tree: W=1 build, DKMS build in a private tree, the suite.
