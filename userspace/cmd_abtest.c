@@ -36,7 +36,6 @@
 #define DEFAULT_ROUNDS	10
 #define MAX_ROUNDS	1000
 #define MAX_WARMUP	100
-#define POLL_NS		(KP_NSEC_PER_SEC / 200)
 /* Two-sided sign-test level below which a difference is not chance. */
 #define SIGNIFICANCE	0.05
 
@@ -129,6 +128,23 @@ static int ab_parse(int argc, char **argv, struct ab_opts *o)
 }
 
 /*
+ * Wait for a child to change state, at most until @deadline (kp_now_ns()
+ * time), in sigtimedwait() on @chld, SIGCHLD blocked by the caller: the
+ * command's end is seen when it happens, not at the next tick of a poll.
+ * A signal with a handler (SIGINT, SIGTERM) ends the wait early too.
+ */
+static void wait_chld(const sigset_t *chld, uint64_t deadline)
+{
+	uint64_t now = kp_now_ns(), left;
+	struct timespec ts;
+
+	left = deadline > now ? deadline - now : 0;
+	ts.tv_sec = left / KP_NSEC_PER_SEC;
+	ts.tv_nsec = left % KP_NSEC_PER_SEC;
+	sigtimedwait(chld, NULL, &ts);
+}
+
+/*
  * Run the command once; its wall-clock time in @ns.  With @s, take a
  * snapshot once a second while it runs.  Returns 0, or KP_EXIT_FAIL
  * (printed) if it could not run or did not exit 0.
@@ -138,15 +154,19 @@ static int run_once(const struct ab_opts *o, struct kp_session *s,
 {
 	uint64_t start, next_snap;
 	struct kp_snapshot snap;
-	struct timespec ts;
-	int status, fd;
+	sigset_t chld, old;
+	int status, fd, ret;
 	pid_t pid, w;
 
 	fflush(NULL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
 	start = kp_now_ns();
 	pid = fork();
 	if (pid < 0) {
 		kp_err("abtest: fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return KP_EXIT_FAIL;
 	}
 	if (!pid) {
@@ -166,34 +186,40 @@ static int run_once(const struct ab_opts *o, struct kp_session *s,
 		_exit(127);
 	}
 	next_snap = start + KP_NSEC_PER_SEC;
+	ret = 0;
 	for (;;) {
 		w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
 			kp_err("abtest: waitpid: %s", strerror(errno));
-			return KP_EXIT_FAIL;
+			ret = KP_EXIT_FAIL;
+			break;
 		}
-		if (s && kp_now_ns() >= next_snap) {
-			if (kp_session_snapshot(s, &snap) < 0) {
-				kill(pid, SIGKILL);
-				waitpid(pid, NULL, 0);
-				return KP_EXIT_FAIL;
-			}
-			kp_snapshot_free(&snap);
-			next_snap += KP_NSEC_PER_SEC;
-		}
-		ts.tv_sec = 0;
-		ts.tv_nsec = POLL_NS;
-		nanosleep(&ts, NULL);
 		if (kp_stop) {
 			kill(pid, SIGTERM);
 			waitpid(pid, NULL, 0);
 			kp_err("abtest: stopped");
-			return KP_EXIT_FAIL;
+			ret = KP_EXIT_FAIL;
+			break;
 		}
+		if (kp_now_ns() >= next_snap) {
+			if (s && kp_session_snapshot(s, &snap) < 0) {
+				kill(pid, SIGKILL);
+				waitpid(pid, NULL, 0);
+				ret = KP_EXIT_FAIL;
+				break;
+			}
+			if (s)
+				kp_snapshot_free(&snap);
+			next_snap += KP_NSEC_PER_SEC;
+		}
+		wait_chld(&chld, next_snap);
 	}
 	*ns = kp_now_ns() - start;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		return ret;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		kp_err("abtest: cannot run '%s'", o->argv[0]);
 		return KP_EXIT_FAIL;

@@ -219,6 +219,14 @@ ok = (o["rounds"] == 3 and len(o["detached_s"]) == 3 and len(o["attached_s"]) ==
       and o["command"] == ["true"] and isinstance(o["within_noise"], bool)
       and 0 <= o["sign_test_p"] <= 1 and set(o["slowdown"]) == {"median", "q1", "q3", "min", "max"})
 sys.exit(0 if ok else 1)' "$OUT"; echo $?)" "abtest --json: one object with every run and the summary"
+# The command's end is seen when it exits, not at the next tick of a poll
+# (it was polled every 5 ms: a run of true measured 5.2 ms, unless it had
+# exited before the first poll).
+expect 0 '' "abtest of true: exit 0" -- fake abtest --rounds 5 --warmup 0 --json -- true
+result "$(python3 -c 'import json, statistics, sys
+o = json.load(open(sys.argv[1]))
+sys.exit(0 if statistics.median(o["detached_s"] + o["attached_s"]) < 0.005 else 1)' "$OUT"; echo $?)" \
+	"abtest times the command to its exit: the median run of true under 5 ms"
 expect 1 'abtest: kprofmod is already tracing or sampling' "abtest while another reader traces: exit 1" -- \
 	env KPROF_FAKE_RUNNING=3 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" abtest -- true
 expect 1 "abtest: 'false' exited with status 1" "abtest of a failing command: exit 1" -- \
