@@ -18,8 +18,9 @@ MATRIX := 6.1 5.10 6.12 sid
 # Booted by check and check-matrix too, with the kernel-splat checks:
 # Debian's 6.1 PREEMPT_RT kernel, and the debug kernel built from
 # linux-source-6.1 (selftests/vm/debug-kernel.sh: KASAN, lockdep,
-# kmemleak, no BTF), whose build runs in the background at idle priority
-# while the steps before it run.  The torture run boots 6.1 once more.
+# kmemleak, no BTF), whose build runs in the background at idle priority,
+# paused while a suite's VM runs.  The torture run boots 6.1 once more,
+# before the suites.
 SAFETY := 6.1-rt
 DEBUG := debug
 TORTURE := 6.1

@@ -225,25 +225,6 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 }
 
 /*
- * kernel.perf_event_max_sample_rate, or -1: the kernel lowers it for the
- * rest of the boot when handling a sample takes too long (on a guest
- * whose host is busy, say), and frequency-mode events are then throttled
- * to it.
- */
-static long perf_max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-/*
  * Samples against the CPU time they sample.  A guest whose host is busy
  * misses timer expiries (the child's CPU time still runs on), so a
  * reading outside the 20% band is retried, at most three times in all.
@@ -271,8 +252,13 @@ static void check_rate(struct __test_metadata *_metadata, int fd,
 		EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
 		if (fabs(n - want) < 0.20 * want)
 			break;
+		/*
+		 * The kernel lowers this for the rest of the boot when
+		 * handling a sample took too long (on a guest whose host is
+		 * busy, say), and throttles frequency-mode events to it.
+		 */
 		TH_LOG("kernel.perf_event_max_sample_rate is %ld",
-		       perf_max_sample_rate());
+		       kprof_test_sysctl("kernel/perf_event_max_sample_rate"));
 	}
 	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 	EXPECT_LT(fabs(n - want), 0.20 * want);

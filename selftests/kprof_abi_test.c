@@ -310,15 +310,7 @@ static int child_access(int fd, int cap, uid_t uid, int reopen)
 /* CAP_PERFMON is known to the running kernel (5.8 and later). */
 static int have_cap_perfmon(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
-	int last = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &last) != 1)
-			last = 0;
-		fclose(f);
-	}
-	return last >= 38;
+	return kprof_test_sysctl("kernel/cap_last_cap") >= 38;
 }
 
 TEST_F(dev, mmap_without_capabilities_eperm)

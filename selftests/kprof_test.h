@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared helpers for the kprofmod selftests: load the module ($KPROF_KO or
- * modprobe) and drop privileges.
+ * modprobe), drop privileges, read a sysctl.
  */
 #ifndef KPROF_TEST_H
 #define KPROF_TEST_H
@@ -20,6 +20,23 @@
 #include <linux/kprof.h>
 
 #define KPROF_TEST_DEV "/dev/" KPROF_DEVICE_NAME
+
+/* The integer in /proc/sys/@name (e.g. "kernel/cap_last_cap"), or -1. */
+static inline long kprof_test_sysctl(const char *name)
+{
+	char path[PATH_MAX];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
 
 /*
  * Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe,

@@ -203,15 +203,17 @@ static int run_once(const struct ab_opts *o, struct kp_session *s,
 			ret = KP_EXIT_FAIL;
 			break;
 		}
+		/* detached, the once-a-second deadline only bounds the wait */
 		if (kp_now_ns() >= next_snap) {
-			if (s && kp_session_snapshot(s, &snap) < 0) {
-				kill(pid, SIGKILL);
-				waitpid(pid, NULL, 0);
-				ret = KP_EXIT_FAIL;
-				break;
-			}
-			if (s)
+			if (s) {
+				if (kp_session_snapshot(s, &snap) < 0) {
+					kill(pid, SIGKILL);
+					waitpid(pid, NULL, 0);
+					ret = KP_EXIT_FAIL;
+					break;
+				}
 				kp_snapshot_free(&snap);
+			}
 			next_snap += KP_NSEC_PER_SEC;
 		}
 		wait_chld(&chld, next_snap);
