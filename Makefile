@@ -27,7 +27,7 @@ TORTURE := 6.1
 
 PREFIX ?= /usr/local
 
-.PHONY: all module module-clean reader selftests deps check check-matrix \
+.PHONY: all module module-clean peer-module reader selftests deps check check-matrix \
 	vmcheck vmcheck-torture vmcheck-debug vmcheck-kdir demo install install-module clean help bench bench-bin
 
 all: module reader
@@ -54,7 +54,12 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 module-clean:
-	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/peer clean; fi
+
+# The selftests' second kprobe user (coexist.sh), for the same kernel.
+peer-module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/peer modules
 
 reader:
 	$(MAKE) -C userspace VERSION=$(KPROF_VERSION)

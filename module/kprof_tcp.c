@@ -54,11 +54,8 @@ static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
 
 static struct kprof_config __rcu *kprof_cfg;
 /*
- * The probes stay armed from load to unload: START and STOP only flip
- * this, because arming and disarming an ftrace-based kprobe patches the
- * probed function's call site, and a CPU that hits the int3 of that
- * patch while the kprobe is registered can end in the kprobe int3
- * handler, which single-steps the probe's (NULL) instruction slot.
+ * The probes stay registered from load to unload; START and STOP only
+ * flip this.
  */
 static bool kprof_running;
 static u32 kprof_attached;
@@ -242,7 +239,14 @@ static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 	memcpy(key->raddr, ep.a.s6_addr, sizeof(key->raddr));
 }
 
-/* ---- the handlers (preemption off; never sleep, never allocate) ---- */
+/*
+ * ---- the handlers (preemption off; never sleep, never allocate) ----
+ *
+ * Every pre-handler returns 0.  Other tools' kprobes may share the
+ * address: the kprobes core then walks them all (aggr_pre_handler()),
+ * newest first, and a non-zero return ends that walk, so that the tools
+ * registered before kprofmod would miss the call.
+ */
 
 /* Started?  Every handler asks first, before anything else. */
 static bool kprof_tcp_on(void)
@@ -327,12 +331,12 @@ static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return kprof_probe_done(p, regs);
+		return 0;
 	t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
 
 	kprof_tcp_send((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_SENDMSG, t0);
-	return kprof_probe_done(p, regs);
+	return 0;
 }
 
 static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
@@ -340,12 +344,12 @@ static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return kprof_probe_done(p, regs);
+		return 0;
 	t0 = kprof_guard_begin(KPROF_COST_CONNECT);
 
 	kprof_tcp_connect((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CONNECT, t0);
-	return kprof_probe_done(p, regs);
+	return 0;
 }
 
 static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
@@ -353,14 +357,14 @@ static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return kprof_probe_done(p, regs);
+		return 0;
 	t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((int)kprof_probe_arg(regs, 1) > 0)
 		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
 				   regs);
 	kprof_guard_end(KPROF_COST_RECV, t0);
-	return kprof_probe_done(p, regs);
+	return 0;
 }
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
@@ -368,12 +372,12 @@ static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 	u64 t0;
 
 	if (!kprof_tcp_on())
-		return kprof_probe_done(p, regs);
+		return 0;
 	t0 = kprof_guard_begin(KPROF_COST_CLOSE);
 
 	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CLOSE, t0);
-	return kprof_probe_done(p, regs);
+	return 0;
 }
 
 static int kprof_recvmsg_entry(struct kretprobe_instance *ri,

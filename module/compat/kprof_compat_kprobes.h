@@ -3,7 +3,6 @@
 #ifndef _KPROF_COMPAT_KPROBES_H
 #define _KPROF_COMPAT_KPROBES_H
 
-#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
@@ -30,42 +29,6 @@ static inline unsigned long kprof_probe_arg(struct pt_regs *regs,
 					    unsigned int n)
 {
 	return regs_get_kernel_argument(regs, n);
-}
-#endif
-
-/*
- * What a kprobe pre-handler returns once done.  On x86 a kprobe on a
- * function's ftrace call site is ftrace-based: it has no instruction
- * slot (arch_prepare_kprobe_ftrace() leaves ainsn.insn NULL) and its
- * handler runs from the ftrace callback.  But while ftrace patches that
- * call site (arming or disarming any probe there, at load and unload)
- * text_poke_bp() puts an int3 on it, and a CPU that meets the int3 can
- * still be handed to kprobe_int3_handler(): that finds the kprobe, calls
- * the pre-handler and, on 0, "single-steps" the NULL slot (RIP 0,
- * interrupts off).  Returning 1 with the ip just past the 5-byte call
- * site skips it as the nop it is outside tracing; from the ftrace
- * callback it is where kprobe_ftrace_handler() returns anyway.
- *
- * v4.18 (jprobes removed): before, a pre-handler returning non-zero had to
- * reset current_kprobe and the preemption count itself, as a jprobe did.
- * Those kernels never hand an int3 on a call site that ftrace is patching
- * to kprobes (do_int3() gives it to ftrace_int3_handler() first), so there
- * the pre-handler simply returns 0.
- */
-#if defined(CONFIG_X86) && defined(CONFIG_KPROBES_ON_FTRACE) && \
-	!KPROF_KERNEL_BEFORE(4, 18, 0)
-static inline int kprof_probe_done(struct kprobe *p, struct pt_regs *regs)
-{
-	if (!kprobe_ftrace(p))
-		return 0;
-	instruction_pointer_set(regs, (unsigned long)p->addr +
-				MCOUNT_INSN_SIZE);
-	return 1;
-}
-#else
-static inline int kprof_probe_done(struct kprobe *p, struct pt_regs *regs)
-{
-	return 0;
 }
 #endif
 

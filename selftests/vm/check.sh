@@ -84,13 +84,14 @@ build_module()
 	if [ "$name" = debug ]; then
 		kdir=$("$dk" kdir) || return 1
 	fi
+	# kprofmod, and the selftests' peer module (coexist.sh)
 	if [ -n "$kdir" ]; then
 		make module-clean KDIR="$kdir" >/dev/null 2>&1
-		make module KDIR="$kdir" W=1 >"$log" 2>&1
+		make module peer-module KDIR="$kdir" W=1 >"$log" 2>&1
 		rc=$?
 	else
 		"$ks" make "$name" module-clean >/dev/null 2>&1
-		"$ks" make "$name" module W=1 >"$log" 2>&1
+		"$ks" make "$name" module peer-module W=1 >"$log" 2>&1
 		rc=$?
 	fi
 	if [ $rc -ne 0 ] || grep -E 'warning:|error:' "$log"; then
@@ -194,7 +195,8 @@ if [ "$gates" = 1 ]; then
 	echo "== quality gates"
 	log=$out/checkpatch.log
 	"$checkpatch" --strict --no-tree --terse --show-types -f \
-		module/*.c module/*.h module/compat/*.h uapi/linux/*.h >"$log" 2>&1
+		module/*.c module/*.h module/compat/*.h uapi/linux/*.h \
+		selftests/peer/*.c >"$log" 2>&1
 	cat "$log"
 	tap gates "$( ! grep -qE ': (ERROR|WARNING|CHECK):' "$log"; echo $?)" \
 		"checkpatch --strict: no error, warning or check"

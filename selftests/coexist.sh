@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Coexistence: another tool's probes on the functions kprofmod probes keep
+# firing, exactly once per call, whichever attached first, while kprofmod
+# is loaded, running and stopped, and after it is gone.  The other tools
+# are a second kprobe module (peer/kprof_peer.ko, $KPROF_PEER_KO) and
+# bpftrace.  The workload makes a known number of calls: N requests of
+# tcp_workload are 2N tcp_sendmsg() calls (client and server) and three
+# tcp_close() calls (client, accepted socket, listener).
+. "$(dirname "$0")/lib.sh"
+
+N=${KPROF_COEXIST_REQUESTS:-200}
+WL=$KP_DIR/tcp_workload
+PEER=/sys/module/kprof_peer/parameters
+tmp=$(mktemp -d)
+rec= bt=
+cleanup()
+{
+	[ -z "$rec" ] || kill "$rec" 2>/dev/null
+	[ -z "$bt" ] || kill "$bt" 2>/dev/null
+	wait 2>/dev/null
+	rmmod kprof_peer 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+tap_plan 20
+kp_unload
+rmmod kprof_peer 2>/dev/null
+mark=$(kp_dmesg_mark)
+
+# workload: N requests, every call counted
+workload()
+{
+	"$WL" -n "$N" 0 >"$tmp/wl.out" 2>&1 ||
+		{ tap_diag "workload failed: $(cat "$tmp/wl.out")"; return 1; }
+}
+
+# peer_expect DESC: the peer module saw exactly 2N sends and 3 closes of
+# the last workload; its counts are reset for the next one
+peer_expect()
+{
+	local got
+	got=$(cat "$PEER/hits")
+	echo 0 >"$PEER/hits"
+	set -- "$1" $got
+	[ "$2" = $((2 * N)) ] && [ "$3" = 3 ] && { tap_result 0 "$1"; return; }
+	tap_diag "peer module counted sendmsg $2 close $3 (cleanup $4), want $((2 * N)) and 3"
+	tap_result 1 "$1"
+}
+
+# kprofmod running: a reader holds a session until killed
+kp_run()
+{
+	"$KPROF_BIN" record -d 3600 --no-cpu -o "$tmp/rec.json" \
+		--format json >"$tmp/rec.out" 2>&1 &
+	rec=$!
+	for _ in $(seq 600); do
+		"$KPROF_BIN" status 2>/dev/null | grep -q '^  running: *tcp' &&
+			return 0
+		kill -0 "$rec" 2>/dev/null || break
+		sleep 0.1
+	done
+	tap_diag "the reader did not start tracing: $(cat "$tmp/rec.out")"
+	return 1
+}
+
+kp_stop()
+{
+	kill -INT "$rec" 2>/dev/null
+	wait "$rec"
+	local rc=$?
+	rec=
+	return $rc
+}
+
+# kp_counted DESC: kprofmod itself counted the workload's requests in the
+# last recording: N on the client's socket, and N - 1 on the server's,
+# whose last send (the last response) is never followed by a receive
+kp_counted()
+{
+	tap_check "$1" python3 -I -S -c 'import json, sys
+o = json.load(open(sys.argv[1]))
+n = sum(r["count"] for r in o["tcp"])
+if n != int(sys.argv[2]):
+    print("# kprofmod counted %d requests, want %s" % (n, sys.argv[2]))
+    sys.exit(1)' "$tmp/rec.json" $((2 * N - 1))
+}
+
+if [ -z "${KPROF_PEER_KO:-}" ] || [ ! -r "$KPROF_PEER_KO" ]; then
+	tap_diag "KPROF_PEER_KO='${KPROF_PEER_KO:-}': build it with make peer-module"
+	exit "$KSFT_FAIL"
+fi
+
+# --- the peer module first, then kprofmod ---
+insmod "$KPROF_PEER_KO"
+tap_result $? "the peer module loads"
+workload && peer_expect "peer alone: every send and close counted"
+kp_load
+workload && peer_expect "peer first, kprofmod loaded after it: peer counts every call"
+kp_run && workload && peer_expect "peer first, kprofmod running: peer counts every call"
+kp_stop
+kp_counted "peer first: kprofmod counted every request too"
+workload && peer_expect "peer first, kprofmod stopped: peer counts every call"
+kp_unload
+tap_result $? "kprofmod unloads beside the peer"
+workload && peer_expect "kprofmod gone: peer counts every call"
+
+# --- kprofmod first, then the peer ---
+rmmod kprof_peer
+kp_load
+insmod "$KPROF_PEER_KO"
+tap_result $? "the peer module loads beside kprofmod"
+workload && peer_expect "kprofmod first, peer after it: peer counts every call"
+kp_run && workload && peer_expect "kprofmod first, running: peer counts every call"
+kp_stop
+rmmod kprof_peer
+tap_result $? "the peer unloads beside kprofmod"
+kp_unload
+
+# --- bpftrace ---
+# bt_start: bpftrace counting the workload's sends, attached when it
+# prints its "Attaching" line
+bt_start()
+{
+	bpftrace -e 'kprobe:tcp_sendmsg /comm == "tcp_workload"/ { @send = count(); }
+		     kprobe:tcp_close /comm == "tcp_workload"/ { @close = count(); }' \
+		>"$tmp/bt.out" 2>&1 &
+	bt=$!
+	for _ in $(seq 1200); do
+		grep -q '^Attaching' "$tmp/bt.out" && return 0
+		kill -0 "$bt" 2>/dev/null || break
+		sleep 0.1
+	done
+	tap_diag "bpftrace did not attach: $(head -n 5 "$tmp/bt.out")"
+	return 1
+}
+
+# bt_expect DESC: bpftrace, stopped now, counted 2N sends and 3 closes
+bt_expect()
+{
+	local s c
+	kill -INT "$bt"
+	wait "$bt"
+	bt=
+	s=$(sed -n 's/^@send: //p' "$tmp/bt.out")
+	c=$(sed -n 's/^@close: //p' "$tmp/bt.out")
+	[ "$s" = $((2 * N)) ] && [ "$c" = 3 ] && { tap_result 0 "$1"; return; }
+	tap_diag "bpftrace counted sendmsg '$s' close '$c', want $((2 * N)) and 3"
+	tap_result 1 "$1"
+}
+
+if ! bpftrace -e 'BEGIN { exit(); }' >"$tmp/bt.probe" 2>&1; then
+	# the debug kernel has no BPF; every distribution kernel does
+	reason="bpftrace cannot run here: $(head -n 1 "$tmp/bt.probe")"
+	if [ "${KPROF_DEBUG_KERNEL:-0}" = 1 ]; then
+		for _ in 1 2 3 4 5 6 7; do
+			echo "ok $((kp_ntest += 1)) # SKIP $reason"
+		done
+	else
+		tap_diag "$reason"
+		for _ in 1 2 3 4 5 6 7; do
+			tap_result 1 "bpftrace runs"
+		done
+	fi
+else
+	bt_start && workload && bt_expect "bpftrace alone: every send and close counted"
+	bt_start && kp_load && workload &&
+		bt_expect "bpftrace first, kprofmod loaded after it: every call counted"
+	kp_unload
+	bt_start && kp_load && kp_run && workload &&
+		bt_expect "bpftrace first, kprofmod running: every call counted"
+	kp_stop
+	kp_counted "bpftrace first: kprofmod counted every request too"
+	kp_unload
+	kp_load
+	bt_start && workload && bt_expect "kprofmod first, bpftrace after it: every call counted"
+	bt_start && kp_run && workload &&
+		bt_expect "kprofmod first, bpftrace after it, running: every call counted"
+	kp_stop
+	kp_counted "kprofmod first: it counted every request beside bpftrace"
+	kp_unload
+fi
+
+tap_check "no splat" kp_dmesg_clean "$mark"
+tap_finish

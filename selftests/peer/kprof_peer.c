@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_peer: another tool's kprobes on the functions kprofmod probes,
+ * for selftests/coexist.sh.  Each probe counts its hits by tasks named
+ * like the "comm" parameter (writable); the counts are read and reset
+ * through the "hits" parameter:
+ *
+ *   echo tcp_workload > /sys/module/kprof_peer/parameters/comm
+ *   cat /sys/module/kprof_peer/parameters/hits   # sendmsg close cleanup
+ *   echo 0 > /sys/module/kprof_peer/parameters/hits
+ *
+ * Its pre-handlers return 0, as every well-behaved kprobe user does, and
+ * it registers whatever of the probe points exist on this kernel.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+static char kprof_peer_comm[TASK_COMM_LEN] = "tcp_workload";
+module_param_string(comm, kprof_peer_comm, sizeof(kprof_peer_comm), 0644);
+MODULE_PARM_DESC(comm, "count hits of tasks with this name");
+
+enum { PEER_SENDMSG, PEER_CLOSE, PEER_CLEANUP, PEER_NR };
+static atomic_long_t kprof_peer_hits[PEER_NR];
+
+static int kprof_peer_hits_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%ld %ld %ld\n",
+		       atomic_long_read(&kprof_peer_hits[PEER_SENDMSG]),
+		       atomic_long_read(&kprof_peer_hits[PEER_CLOSE]),
+		       atomic_long_read(&kprof_peer_hits[PEER_CLEANUP]));
+}
+
+static int kprof_peer_hits_set(const char *val, const struct kernel_param *kp)
+{
+	int i;
+
+	if (!sysfs_streq(val, "0"))
+		return -EINVAL;
+	for (i = 0; i < PEER_NR; i++)
+		atomic_long_set(&kprof_peer_hits[i], 0);
+	return 0;
+}
+
+static const struct kernel_param_ops kprof_peer_hits_ops = {
+	.get = kprof_peer_hits_get,
+	.set = kprof_peer_hits_set,
+};
+
+module_param_cb(hits, &kprof_peer_hits_ops, NULL, 0644);
+MODULE_PARM_DESC(hits, "hits of tcp_sendmsg, tcp_close and the receive cleanup; write 0 to reset");
+
+static void kprof_peer_count(int what)
+{
+	char comm[TASK_COMM_LEN];
+
+	memcpy(comm, current->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	if (!strncmp(comm, kprof_peer_comm, sizeof(comm)))
+		atomic_long_inc(&kprof_peer_hits[what]);
+}
+
+static int kprof_peer_sendmsg(struct kprobe *p, struct pt_regs *regs)
+{
+	kprof_peer_count(PEER_SENDMSG);
+	return 0;
+}
+
+static int kprof_peer_close(struct kprobe *p, struct pt_regs *regs)
+{
+	kprof_peer_count(PEER_CLOSE);
+	return 0;
+}
+
+static int kprof_peer_cleanup(struct kprobe *p, struct pt_regs *regs)
+{
+	kprof_peer_count(PEER_CLEANUP);
+	return 0;
+}
+
+static struct kprobe kprof_peer_kps[] = {
+	{ .symbol_name = "tcp_sendmsg", .pre_handler = kprof_peer_sendmsg },
+	{ .symbol_name = "tcp_close", .pre_handler = kprof_peer_close },
+	{ .symbol_name = "tcp_cleanup_rbuf", .pre_handler = kprof_peer_cleanup },
+	{ .symbol_name = "__tcp_cleanup_rbuf", .pre_handler = kprof_peer_cleanup },
+};
+
+static bool kprof_peer_on[ARRAY_SIZE(kprof_peer_kps)];
+
+static int __init kprof_peer_init(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_peer_kps); i++) {
+		kprof_peer_on[i] = !register_kprobe(&kprof_peer_kps[i]);
+		n += kprof_peer_on[i];
+	}
+	/* the first two exist on every kernel kprofmod supports */
+	if (!kprof_peer_on[0] || !kprof_peer_on[1]) {
+		for (i = 0; i < ARRAY_SIZE(kprof_peer_kps); i++)
+			if (kprof_peer_on[i])
+				unregister_kprobe(&kprof_peer_kps[i]);
+		return -ENOENT;
+	}
+	pr_info("%d probes\n", n);
+	return 0;
+}
+
+static void __exit kprof_peer_exit(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_peer_kps); i++)
+		if (kprof_peer_on[i])
+			unregister_kprobe(&kprof_peer_kps[i]);
+}
+
+module_init(kprof_peer_init);
+module_exit(kprof_peer_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kprofmod selftest: another kprobe user on the same functions");
