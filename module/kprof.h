@@ -37,6 +37,9 @@ struct kprof_stack_entry {
 	u32 tgid;
 	u16 nr_kernel;
 	u16 nr_user;
+	/* user frames that may leave the module, once checked */
+	u16 nr_user_ok;
+	bool user_checked;
 	char comm[16];
 	unsigned long ips[KPROF_MAX_KERNEL_FRAMES + KPROF_MAX_USER_FRAMES];
 	char *ksyms;		/* resolved kernel frames, under kprof_ctl */
@@ -51,7 +54,7 @@ u32 kprof_stacks_used(void);
 u32 kprof_stacks_resets(void);
 struct kprof_stack_entry *kprof_stack_get(u32 id);
 int kprof_stack_ksyms(struct kprof_stack_entry *e);
-void kprof_stack_fill(const struct kprof_stack_entry *e, u32 id,
+void kprof_stack_fill(struct kprof_stack_entry *e, u32 id,
 		      struct kprof_stack *out);
 
 /* kprof_agg.c: per-CPU, double-buffered interval tables. */

@@ -22,8 +22,13 @@
 #include <linux/module.h>	/* before kallsyms.h, which uses it on 4.14 */
 #include <linux/kallsyms.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -161,13 +166,19 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 		if (kprof_copy_from_user_nofault(frame, (void __user *)fp,
 						 sizeof(frame)))
 			break;
-		/* a "return address" outside user space is garbage */
+		/*
+		 * The chain first: frames live at increasing addresses, and a
+		 * saved frame pointer of 0 ends the chain.  Code built without
+		 * frame pointers uses the register for anything, e.g. a
+		 * pointer into received data: what passes here is only a
+		 * candidate, kept in the table but exported only if it lies
+		 * in an executable mapping (kprof_stack_user_check()).
+		 */
+		if (frame[0] && frame[0] <= fp)
+			break;
 		if (!frame[1] || frame[1] >= TASK_SIZE_MAX)
 			break;
 		ips[n++] = frame[1];
-		/* frames live at increasing addresses; anything else ends it */
-		if (frame[0] <= fp)
-			break;
 		fp = frame[0];
 	}
 	return n;
@@ -285,15 +296,74 @@ struct kprof_stack_entry *kprof_stack_get(u32 id)
 	return e;
 }
 
-/* The uapi record of a stack, but for its kernel frames. */
-void kprof_stack_fill(const struct kprof_stack_entry *e, u32 id,
+/* The memory of the process @tgid (in the initial PID namespace), or NULL. */
+static struct mm_struct *kprof_tgid_mm(u32 tgid)
+{
+	struct task_struct *t;
+	struct mm_struct *mm;
+
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	if (!t)
+		return NULL;
+	mm = get_task_mm(t);
+	put_task_struct(t);
+	return mm;
+}
+
+/*
+ * A user frame leaves the module only if it can be a return address: the
+ * frames up to the first one outside the process's executable mappings
+ * (the ones after it came through a chain that went wrong there).  The
+ * walk cannot tell a saved frame pointer from a pointer into data, and
+ * it runs where the process's mappings cannot be looked at (NMI, or any
+ * context with preemption off); this runs in process context, under the
+ * mmap lock, once per stack.  A process that is gone keeps none.  A pid
+ * reused since the capture is checked against the new process: a value
+ * that is executable there is a code address, not data.
+ */
+static void kprof_stack_user_check(struct kprof_stack_entry *e)
+{
+	const unsigned long *ips = e->ips + e->nr_kernel;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+	u16 i = 0;
+
+	if (e->user_checked)
+		return;
+	mm = e->nr_user ? kprof_tgid_mm(e->tgid) : NULL;
+	if (mm) {
+		kprof_mmap_read_lock(mm);
+		for (; i < e->nr_user; i++) {
+			vma = find_vma(mm, ips[i]);
+			if (!vma || vma->vm_start > ips[i] ||
+			    !(vma->vm_flags & VM_EXEC))
+				break;
+		}
+		kprof_mmap_read_unlock(mm);
+		mmput(mm);
+	}
+	e->nr_user_ok = i;
+	e->user_checked = true;
+}
+
+/*
+ * The uapi record of a stack, but for its kernel frames.  Process
+ * context, serialised by the caller.
+ */
+void kprof_stack_fill(struct kprof_stack_entry *e, u32 id,
 		      struct kprof_stack *out)
 {
+	kprof_stack_user_check(e);
 	memset(out, 0, sizeof(*out));
 	out->id = id;
 	out->tgid = e->tgid;
-	out->nr_user = e->nr_user;
-	memcpy(out->user_ips, e->ips + e->nr_kernel, e->nr_user * sizeof(u64));
+	out->nr_user = e->nr_user_ok;
+	memcpy(out->user_ips, e->ips + e->nr_kernel,
+	       e->nr_user_ok * sizeof(u64));
 	memcpy(out->comm, e->comm, sizeof(out->comm));
 }
 

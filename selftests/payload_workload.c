@@ -8,24 +8,38 @@
  *
  *   payload_workload [-d SECONDS] [-o DUMP]
  *
+ * A third client, on an IPv4 server of its own, enters every recvfrom() with its
+ * frame pointer register aimed at its previous response, as code built
+ * without frame pointers does when rbp holds a pointer to received data:
+ * bytes 0-7 of that response point up the stack, as a saved frame pointer
+ * would, and bytes 8-15 are FRAME_MARKER, a user-space-sized value where a
+ * careless walker reads a return address.
+ *
  * With -o it is also the consumer of /dev/kprof: it sets the threshold to
  * 0 (every request walks its stacks), starts everything and, every 200
  * ms, closes an interval and appends the whole mapped region to DUMP.
- * Prints "ipv4 PORT REQUESTS" and "ipv6 PORT REQUESTS" on exit.
+ * Prints "ipv4 PORT REQUESTS", "ipv6 PORT REQUESTS" and "trap PORT
+ * REQUESTS" on exit.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 
 #include "tcp_test.h"
 
 #define MSG_LEN		64
 #define MARKER		"4111-1111-1111-1111"
+/* 0x0000314b4d594150 as a little-endian u64: below TASK_SIZE, unmapped */
+#define FRAME_MARKER	"PAYMK1"
+#define NR_PEERS	3
 
 struct peer {
 	int family;
 	int lfd;
 	uint16_t port;
 	uint64_t deadline;
+	bool trap;		/* the frame pointer trap's own server */
 	long done;
 	pthread_t srv, cli;
 };
@@ -83,9 +97,69 @@ static __attribute__((noinline)) void payload_client(struct peer *p)
 	close(fd);
 }
 
+/*
+ * recvfrom(fd, buf, len, 0, NULL, NULL) entered with rbp = @fp.  Below the
+ * red zone, so that nothing the compiler keeps there is overwritten.
+ */
+static long recv_with_fp(int fd, void *buf, size_t len, const void *fp)
+{
+	register long r10 asm("r10") = 0;
+	register long r8 asm("r8") = 0;
+	register long r9 asm("r9") = 0;
+	long ret;
+
+	asm volatile("sub $128, %%rsp\n\t"
+		     "push %%rbp\n\t"
+		     "mov %[fp], %%rbp\n\t"
+		     "syscall\n\t"
+		     "pop %%rbp\n\t"
+		     "add $128, %%rsp"
+		     : "=a"(ret)
+		     : "0"((long)SYS_recvfrom), "D"((long)fd), "S"(buf),
+		       "d"(len), "r"(r10), "r"(r8), "r"(r9), [fp] "r"(fp)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+static __attribute__((noinline)) void trap_client(struct peer *p)
+{
+	char prev[MSG_LEN] __attribute__((aligned(16)));
+	char buf[MSG_LEN];
+	/* a saved frame pointer as a walker expects one: up the stack */
+	uint64_t up = (uintptr_t)__builtin_frame_address(0);
+	int fd = client_connect(AF_INET, p->port);
+	size_t got;
+	long n;
+
+	if (fd < 0)
+		return;
+	memset(prev, 0, sizeof(prev));
+	while (now_ns() < p->deadline) {
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, &up, sizeof(up));
+		memcpy(buf + 8, FRAME_MARKER, sizeof(FRAME_MARKER) - 1);
+		if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf))
+			break;
+		for (got = 0; got < sizeof(buf); got += n) {
+			n = recv_with_fp(fd, buf + got, sizeof(buf) - got, prev);
+			if (n <= 0)
+				goto out;
+		}
+		memcpy(prev, buf, sizeof(prev));
+		p->done++;
+	}
+out:
+	close(fd);
+}
+
 static void *client_main(void *arg)
 {
-	payload_client(arg);
+	struct peer *p = arg;
+
+	if (p->trap)
+		trap_client(p);
+	else
+		payload_client(p);
 	return NULL;
 }
 
@@ -132,7 +206,11 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct peer p[2] = { { .family = AF_INET }, { .family = AF_INET6 } };
+	struct peer p[NR_PEERS] = {
+		{ .family = AF_INET }, { .family = AF_INET6 },
+		{ .family = AF_INET, .trap = true },
+	};
+	static const char * const names[] = { "ipv4", "ipv6", "trap" };
 	const char *out = NULL;
 	double secs = 3;
 	uint64_t deadline;
@@ -153,23 +231,23 @@ int main(int argc, char **argv)
 		}
 	}
 	deadline = now_ns() + (uint64_t)(secs * 1e9);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NR_PEERS; i++) {
 		p[i].deadline = deadline;
 		if (listen_on(&p[i])) {
 			perror("listen");
 			return 1;
 		}
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < NR_PEERS; i++)
 		pthread_create(&p[i].cli, NULL, client_main, &p[i]);
 	if (out && dump(out, deadline))
 		ret = 1;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NR_PEERS; i++) {
 		pthread_join(p[i].cli, NULL);
 		shutdown(p[i].lfd, SHUT_RDWR);
 		close(p[i].lfd);
 		pthread_join(p[i].srv, NULL);
-		printf("%s %u %ld\n", i ? "ipv6" : "ipv4", p[i].port,
+		printf("%s %u %ld\n", names[i], p[i].port,
 		       p[i].done);
 	}
 	return ret;

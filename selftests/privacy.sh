@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Privacy: a card-number-like payload sent through traced sockets (IPv4
-# and IPv6, client and server, every request's stacks walked) never shows
+# and IPv6, client and server, every request's stacks walked, one client
+# entering recvfrom() with its frame pointer on received data) never shows
 # in the mapped region, in any reader output or in dmesg; no kernel
 # address is exported; endpoints=prefix and endpoints=hash store only a
 # network or a per-load keyed hash of the remote address, and a bad value
@@ -14,7 +15,7 @@ tmp=$(mktemp -d)
 pw=
 trap '[ -n "$pw" ] && kill "$pw" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-tap_plan 23
+tap_plan 24
 
 mkdir "$tmp/planted"
 tap_check "the scan finds the marker in every form when it is planted" \
@@ -28,6 +29,8 @@ kp_load endpoints=full || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; 
 "$PW" -d 3 -o "$tmp/full.bin" >"$tmp/pw.out"
 tap_result $? "workload with the marker runs, region dumped every interval"
 sed 's/^/# /' "$tmp/pw.out"
+tap_check "the client with its frame pointer on its last response made requests" \
+	test "$(awk '$1 == "trap" {print $3}' "$tmp/pw.out")" -gt 0
 p4=$(awk '$1 == "ipv4" {print $2}' "$tmp/pw.out")
 p6=$(awk '$1 == "ipv6" {print $2}' "$tmp/pw.out")
 tap_check "full: rows hold 127.0.0.1 and ::1, with walked stacks" \

@@ -46,6 +46,29 @@ FORMS = {
     "u64 hex": b"%x" % NUMBER,
 }
 
+# payload_workload's frame marker: bytes 8-15 of a response that the frame
+# pointer register points at, where a careless walker reads a return
+# address.  As a u64 in a region, as an address printed in hex or decimal,
+# and as the varint of a pprof location's address.
+FRAME = struct.unpack("<Q", b"PAYMK1\0\0")[0]
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7f) | (0x80 if v > 0x7f else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+
+
+FORMS.update({
+    "frame marker": b"PAYMK1",
+    "frame marker hex": b"%x" % FRAME,
+    "frame marker decimal": b"%d" % FRAME,
+    "frame marker varint": varint(FRAME),
+})
+
 AF_INET, AF_INET6 = 2, 10
 RADDR_PREFIX, RADDR_HASH = 0x4000, 0x8000
 HDR = struct.Struct("<IIIIQQQQQIIQIIQII")

@@ -83,4 +83,21 @@ static inline void kprof_vm_flags_clear(struct vm_area_struct *vma,
 }
 #endif
 
+/* v5.8: mmap_read_lock() wraps mm->mmap_sem (renamed mmap_lock). */
+#if KPROF_KERNEL_BEFORE(5, 8, 0)
+static inline void kprof_mmap_read_lock(struct mm_struct *mm)
+{
+	down_read(&mm->mmap_sem);
+}
+
+static inline void kprof_mmap_read_unlock(struct mm_struct *mm)
+{
+	up_read(&mm->mmap_sem);
+}
+#else
+#include <linux/mmap_lock.h>
+#define kprof_mmap_read_lock(mm)	mmap_read_lock(mm)
+#define kprof_mmap_read_unlock(mm)	mmap_read_unlock(mm)
+#endif
+
 #endif /* _KPROF_COMPAT_MM_H */
