@@ -168,7 +168,7 @@ int kprof_export_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_end - vma->vm_start > kprof_region_size)
 		return -EINVAL;
 	kprof_vm_flags_clear(vma, VM_MAYWRITE);
-	kprof_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	kprof_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	vma->vm_ops = &kprof_export_vm_ops;
 	return remap_vmalloc_range(vma, kprof_region, 0);
 }

@@ -368,6 +368,36 @@ TEST_F(dev, one_capability_is_enough)
 	EXPECT_EQ(0, child_access(self->fd, 38 /* CAP_PERFMON */, 0, 0));
 }
 
+/*
+ * The export mapping is not inherited: a child forked after mmap() (one
+ * that then drops to an unprivileged user, say) has no such mapping, so
+ * it cannot go on reading the intervals the parent's snapshots publish.
+ */
+TEST_F(dev, mapping_not_inherited)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	int status;
+	void *p;
+	pid_t pid;
+
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	pid = fork();
+	if (pid == 0) {
+		if (setuid(65534))
+			_exit(100);
+		/* mincore() fails with ENOMEM on an unmapped range */
+		_exit(mincore(p, pg, &vec) ? errno : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(ENOMEM, WEXITSTATUS(status));
+	/* the parent keeps its mapping */
+	EXPECT_EQ(0, mincore(p, pg, &vec));
+	munmap(p, pg);
+}
+
 TEST_F(dev, not_seekable_espipe)
 {
 	EXPECT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
