@@ -165,7 +165,9 @@ bool kprof_guard_skip_request(void);
 void kprof_guard_kick(void);
 void kprof_guard_stats(struct kprof_stats *st);
 int kprof_guard_cpu_cost(struct kprof_cpu_cost *c);
+int kprof_guard_init(void);
 void kprof_guard_exit(void);
+void kprof_guard_free(void);
 
 /* kprof_tcp.c: request/response latency from kprobes. */
 int kprof_tcp_init(void);

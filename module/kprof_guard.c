@@ -72,8 +72,9 @@ struct kprof_guard_state {
 	u32 hold;		/* ticks to wait before the next step */
 };
 
-static DEFINE_PER_CPU(struct kprof_guard_pcpu, kprof_guard_pcpu);
-static DEFINE_PER_CPU(struct kprof_guard_state, kprof_guard_state);
+/* Per CPU, from alloc_percpu() (kprof_guard_init()). */
+static struct kprof_guard_pcpu __percpu *kprof_guard_pcpu;
+static struct kprof_guard_state __percpu *kprof_guard_state;
 
 /* Work item only; read by the stats without a lock. */
 static u64 kprof_guard_steps[3];
@@ -90,7 +91,7 @@ static DECLARE_DELAYED_WORK(kprof_guard_work, kprof_guard_tick);
 
 u64 kprof_guard_begin(unsigned int kind)
 {
-	struct kprof_guard_pcpu *g = this_cpu_ptr(&kprof_guard_pcpu);
+	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
 	u64 n = READ_ONCE(g->calls[kind]) + 1;
 
 	WRITE_ONCE(g->calls[kind], n);
@@ -110,7 +111,7 @@ void kprof_guard_end(unsigned int kind, u64 t0)
 	now = local_clock();
 	if (now <= t0)
 		return;
-	g = this_cpu_ptr(&kprof_guard_pcpu);
+	g = this_cpu_ptr(kprof_guard_pcpu);
 	d = now - t0;
 	typ = READ_ONCE(g->typ_ns[kind]);
 	if (typ)
@@ -125,13 +126,13 @@ void kprof_guard_end(unsigned int kind, u64 t0)
 
 static unsigned int kprof_guard_level(void)
 {
-	return READ_ONCE(this_cpu_ptr(&kprof_guard_pcpu)->level);
+	return READ_ONCE(this_cpu_ptr(kprof_guard_pcpu)->level);
 }
 
 /* Should this handler skip its stack walk?  Counts the skip. */
 bool kprof_guard_skip_stack(bool sampler)
 {
-	struct kprof_guard_pcpu *g = this_cpu_ptr(&kprof_guard_pcpu);
+	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
 
 	if (READ_ONCE(g->level) < KPROF_GUARD_NO_STACKS)
 		return false;
@@ -142,7 +143,7 @@ bool kprof_guard_skip_stack(bool sampler)
 /* Should a new request go untracked?  Probe context; counts the skip. */
 bool kprof_guard_skip_request(void)
 {
-	struct kprof_guard_pcpu *g = this_cpu_ptr(&kprof_guard_pcpu);
+	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
 
 	if (kprof_guard_level() < KPROF_GUARD_NO_TCP)
 		return false;
@@ -154,7 +155,7 @@ bool kprof_guard_skip_request(void)
 
 static u64 kprof_guard_cpu_ns(unsigned int cpu)
 {
-	const struct kprof_guard_pcpu *g = per_cpu_ptr(&kprof_guard_pcpu, cpu);
+	const struct kprof_guard_pcpu *g = per_cpu_ptr(kprof_guard_pcpu, cpu);
 	u64 sum = 0;
 	int k;
 
@@ -165,7 +166,7 @@ static u64 kprof_guard_cpu_ns(unsigned int cpu)
 
 static void kprof_guard_set_level(unsigned int cpu, unsigned int level)
 {
-	struct kprof_guard_pcpu *g = per_cpu_ptr(&kprof_guard_pcpu, cpu);
+	struct kprof_guard_pcpu *g = per_cpu_ptr(kprof_guard_pcpu, cpu);
 	bool was_low = g->level >= KPROF_GUARD_LOW_RATE;
 	bool low = level >= KPROF_GUARD_LOW_RATE;
 
@@ -176,8 +177,8 @@ static void kprof_guard_set_level(unsigned int cpu, unsigned int level)
 
 static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget)
 {
-	struct kprof_guard_state *s = per_cpu_ptr(&kprof_guard_state, cpu);
-	unsigned int level = per_cpu_ptr(&kprof_guard_pcpu, cpu)->level;
+	struct kprof_guard_state *s = per_cpu_ptr(kprof_guard_state, cpu);
+	unsigned int level = per_cpu_ptr(kprof_guard_pcpu, cpu)->level;
 	u64 total = kprof_guard_cpu_ns(cpu), win = 0, load;
 	int b;
 
@@ -204,7 +205,7 @@ static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget)
 		WRITE_ONCE(kprof_guard_recoveries, kprof_guard_recoveries + 1);
 		s->hold = KPROF_GUARD_BUCKETS;
 	}
-	return per_cpu_ptr(&kprof_guard_pcpu, cpu)->level != KPROF_GUARD_NONE;
+	return per_cpu_ptr(kprof_guard_pcpu, cpu)->level != KPROF_GUARD_NONE;
 }
 
 static void kprof_guard_tick(struct work_struct *w)
@@ -222,7 +223,7 @@ static void kprof_guard_tick(struct work_struct *w)
 		memset(kprof_guard_tick_ns, 0, sizeof(kprof_guard_tick_ns));
 		for_each_possible_cpu(cpu) {
 			struct kprof_guard_state *s =
-				per_cpu_ptr(&kprof_guard_state, cpu);
+				per_cpu_ptr(kprof_guard_state, cpu);
 
 			memset(s->bucket, 0, sizeof(s->bucket));
 			s->last_ns = kprof_guard_cpu_ns(cpu);
@@ -241,7 +242,7 @@ static void kprof_guard_tick(struct work_struct *w)
 	if (!shedding && !kprof_ctl_running()) {
 		/* nothing runs: no handler load until the next start */
 		for_each_possible_cpu(cpu)
-			per_cpu_ptr(&kprof_guard_state, cpu)->load_ppm = 0;
+			per_cpu_ptr(kprof_guard_state, cpu)->load_ppm = 0;
 		kprof_guard_idle = true;
 		return;
 	}
@@ -266,8 +267,8 @@ void kprof_guard_stats(struct kprof_stats *st)
 
 	for_each_possible_cpu(cpu) {
 		const struct kprof_guard_pcpu *g =
-			per_cpu_ptr(&kprof_guard_pcpu, cpu);
-		u32 load = READ_ONCE(per_cpu_ptr(&kprof_guard_state, cpu)->load_ppm);
+			per_cpu_ptr(kprof_guard_pcpu, cpu);
+		u32 load = READ_ONCE(per_cpu_ptr(kprof_guard_state, cpu)->load_ppm);
 		unsigned int level = READ_ONCE(g->level);
 
 		for (k = 0; k < KPROF_COST_NR; k++) {
@@ -302,9 +303,9 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 		return -EINVAL;
 	if (!cpu_possible(cpu))
 		return -ENODEV;
-	g = per_cpu_ptr(&kprof_guard_pcpu, cpu);
+	g = per_cpu_ptr(kprof_guard_pcpu, cpu);
 	c->level = READ_ONCE(g->level);
-	c->load_ppm = READ_ONCE(per_cpu_ptr(&kprof_guard_state, cpu)->load_ppm);
+	c->load_ppm = READ_ONCE(per_cpu_ptr(kprof_guard_state, cpu)->load_ppm);
 	c->online = cpu_online(cpu);
 	c->sample_hz = kprof_sample_cpu_hz(cpu);
 	for (k = 0; k < KPROF_COST_NR; k++) {
@@ -314,8 +315,28 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 	return 0;
 }
 
+/* At load, before any handler can run. */
+int kprof_guard_init(void)
+{
+	kprof_guard_pcpu = alloc_percpu(struct kprof_guard_pcpu);
+	kprof_guard_state = alloc_percpu(struct kprof_guard_state);
+	if (kprof_guard_pcpu && kprof_guard_state)
+		return 0;
+	kprof_guard_free();
+	return -ENOMEM;
+}
+
 /* After the device is gone: nothing can kick the work again. */
 void kprof_guard_exit(void)
 {
 	cancel_delayed_work_sync(&kprof_guard_work);
+}
+
+/* After every handler is gone (kprof_tcp_exit(), kprof_sample_exit()). */
+void kprof_guard_free(void)
+{
+	free_percpu(kprof_guard_pcpu);
+	free_percpu(kprof_guard_state);
+	kprof_guard_pcpu = NULL;
+	kprof_guard_state = NULL;
 }

@@ -135,9 +135,12 @@ static int __init kprof_init(void)
 {
 	int ret;
 
-	ret = kprof_stacks_init();
+	ret = kprof_guard_init();
 	if (ret)
 		goto err;
+	ret = kprof_stacks_init();
+	if (ret)
+		goto err_guard;
 	ret = kprof_agg_init();
 	if (ret)
 		goto err_stacks;
@@ -169,6 +172,8 @@ err_agg:
 	kprof_agg_exit();
 err_stacks:
 	kprof_stacks_exit();
+err_guard:
+	kprof_guard_free();
 err:
 	pr_err("cannot load: %d\n", ret);
 	return ret;
@@ -183,6 +188,7 @@ static void __exit kprof_exit(void)
 	kprof_export_exit();
 	kprof_agg_exit();
 	kprof_stacks_exit();
+	kprof_guard_free();
 	pr_info("unloaded\n");
 }
 

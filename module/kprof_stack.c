@@ -58,16 +58,34 @@ struct kprof_stack_scratch {
 };
 
 /*
- * Scratch buffers per CPU and context that can interrupt the one before:
- * task or softirq (kprobes), hardirq (cpu-clock sampling), NMI (cycles).
+ * One scratch buffer per CPU and context level that can interrupt the
+ * one below it: task, softirq, hardirq, NMI, as perf's
+ * get_recursion_context() keeps them.  A capture takes its level's
+ * buffer; one that finds it taken (a second capture of the same level
+ * nested in the first) is a drop, never a mix of two stacks.  That
+ * happens: since v5.8 a kernel int3, and so an int3-based kprobe, runs
+ * as NMI (irqentry_nmi_enter()), and a real NMI sample can come during
+ * its capture.  From alloc_percpu(), not the modules' static per-CPU
+ * area.
  */
-static DEFINE_PER_CPU(struct kprof_stack_scratch, kprof_scratch[3]);
+#define KPROF_CTX_LEVELS	4
 
-static unsigned int kprof_ctx(void)
+struct kprof_stack_pcpu {
+	int busy[KPROF_CTX_LEVELS];
+	struct kprof_stack_scratch sc[KPROF_CTX_LEVELS];
+};
+
+static struct kprof_stack_pcpu __percpu *kprof_scratch;
+
+static unsigned int kprof_ctx_level(void)
 {
 	if (in_nmi())
+		return 3;
+	if (hardirq_count())
 		return 2;
-	return hardirq_count() ? 1 : 0;
+	if (in_serving_softirq())
+		return 1;
+	return 0;
 }
 
 static struct kprof_stack_entry *kprof_stacks;
@@ -76,9 +94,13 @@ static u32 kprof_stack_resets;
 
 int kprof_stacks_init(void)
 {
+	kprof_scratch = alloc_percpu(struct kprof_stack_pcpu);
 	kprof_stacks = vzalloc(array_size(kprof_stacks_max,
 					  sizeof(*kprof_stacks)));
-	return kprof_stacks ? 0 : -ENOMEM;
+	if (kprof_scratch && kprof_stacks)
+		return 0;
+	kprof_stacks_exit();
+	return -ENOMEM;
 }
 
 static void kprof_stacks_free_ksyms(void)
@@ -94,6 +116,8 @@ static void kprof_stacks_free_ksyms(void)
 
 void kprof_stacks_exit(void)
 {
+	free_percpu(kprof_scratch);
+	kprof_scratch = NULL;
 	if (!kprof_stacks)
 		return;
 	kprof_stacks_free_ksyms();
@@ -209,23 +233,16 @@ static unsigned int kprof_kernel_frames(struct kprof_stack_scratch *sc,
 				 regs ? instruction_pointer(regs) : 0, sc->ips);
 }
 
-/*
- * Capture the stacks of current and return their ID, or 0 (with *dropped
- * set) when the table is full or a slot stays contended.  The kernel
- * stack starts at @regs: in the probed function for a probe's registers,
- * at the interrupted instruction for a sample's; a sample of user mode
- * has user frames only.  With @regs NULL (a return probe) the kernel
- * stack is the whole trace from here.
- */
-u32 kprof_stack_capture(struct pt_regs *regs, bool *dropped)
+/* Capture into @sc, the buffer of context level @ctx, and insert. */
+static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
+			      struct pt_regs *regs, unsigned int ctx,
+			      bool *dropped)
 {
-	struct kprof_stack_scratch *sc;
 	struct kprof_stack_entry *e;
-	unsigned int nk = 0, nu, i, spin, ctx = kprof_ctx();
+	unsigned int nk = 0, nu, i, spin;
 	u32 hash, want, tgid, slot;
 
 	*dropped = false;
-	sc = this_cpu_ptr(&kprof_scratch[ctx]);
 	if (!regs || !user_mode(regs))
 		nk = kprof_kernel_frames(sc, regs);
 	nu = kprof_walk_user(regs, sc->ips + nk, KPROF_MAX_USER_FRAMES);
@@ -260,9 +277,9 @@ u32 kprof_stack_capture(struct pt_regs *regs, bool *dropped)
 		}
 		if ((st & ~KPROF_STACK_STATE_MASK) == want) {
 			/*
-			 * Same hash being written: wait briefly, but not in
-			 * interrupt context, where the writer may be the
-			 * code this handler interrupted.
+			 * Same hash being written: wait briefly, but only in
+			 * task context: in softirq, hardirq or NMI the writer
+			 * may be the code this handler interrupted.
 			 */
 			for (spin = 0; (st & KPROF_STACK_STATE_MASK) ==
 			     KPROF_STACK_BUSY; spin++) {
@@ -281,6 +298,33 @@ u32 kprof_stack_capture(struct pt_regs *regs, bool *dropped)
 	}
 	*dropped = true;
 	return 0;
+}
+
+/*
+ * Capture the stacks of current and return their ID, or 0 (with *dropped
+ * set) when the table is full, a slot stays contended or this context
+ * level's scratch buffer is taken (a nested capture).  The kernel
+ * stack starts at @regs: in the probed function for a probe's registers,
+ * at the interrupted instruction for a sample's; a sample of user mode
+ * has user frames only.  With @regs NULL (a return probe) the kernel
+ * stack is the whole trace from here.
+ */
+u32 kprof_stack_capture(struct pt_regs *regs, bool *dropped)
+{
+	struct kprof_stack_pcpu *pc = this_cpu_ptr(kprof_scratch);
+	unsigned int ctx = kprof_ctx_level();
+	u32 id;
+
+	if (pc->busy[ctx]) {
+		*dropped = true;
+		return 0;
+	}
+	pc->busy[ctx] = 1;
+	barrier();
+	id = kprof_stack_insert(&pc->sc[ctx], regs, ctx, dropped);
+	barrier();
+	pc->busy[ctx] = 0;
+	return id;
 }
 
 struct kprof_stack_entry *kprof_stack_get(u32 id)

@@ -196,7 +196,7 @@ if [ "$gates" = 1 ]; then
 	log=$out/checkpatch.log
 	"$checkpatch" --strict --no-tree --terse --show-types -f \
 		module/*.c module/*.h module/compat/*.h uapi/linux/*.h \
-		selftests/peer/*.c >"$log" 2>&1
+		selftests/peer/kprof_peer.c >"$log" 2>		selftests/peer/*.c >"$log" 2>&11
 	cat "$log"
 	tap gates "$( ! grep -qE ': (ERROR|WARNING|CHECK):' "$log"; echo $?)" \
 		"checkpatch --strict: no error, warning or check"
@@ -209,6 +209,14 @@ if [ "$gates" = 1 ]; then
 	grep -E 'warning:|error:' "$log"
 	tap gates "$( [ $rc -eq 0 ] && ! grep -qE 'warning:|error:' "$log"; echo $?)" \
 		"sparse (C=2): no warning"
+
+	# Per-CPU memory comes from alloc_percpu(): the static per-CPU area
+	# (8 KiB on x86-64) is shared by every module loaded.
+	hex=$(objdump -h kprofmod.ko 2>/dev/null |
+		awk '$2 == ".data..percpu" {print $3}')
+	pcpu=$((16#${hex:-0}))
+	tap gates "$( [ -f kprofmod.ko ] && [ "$pcpu" -le 64 ]; echo $?)" \
+		"static per-CPU data of kprofmod.ko: $pcpu bytes (at most 64)"
 
 	make -s -C userspace clean
 	make -s -C userspace >"$out/reader.log" 2>&1
