@@ -196,7 +196,7 @@ if [ "$gates" = 1 ]; then
 	log=$out/checkpatch.log
 	"$checkpatch" --strict --no-tree --terse --show-types -f \
 		module/*.c module/*.h module/compat/*.h uapi/linux/*.h \
-		selftests/peer/kprof_peer.c >"$log" 2>		selftests/peer/*.c >"$log" 2>&11
+		selftests/peer/kprof_peer.c >"$log" 2>&1
 	cat "$log"
 	tap gates "$( ! grep -qE ': (ERROR|WARNING|CHECK):' "$log"; echo $?)" \
 		"checkpatch --strict: no error, warning or check"
