@@ -26,6 +26,7 @@
 #include <linux/sched.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/tcp.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <net/sock.h>
@@ -46,6 +47,7 @@
 struct kprof_flight {
 	unsigned long sk;	/* KPROF_SK_FREE, KPROF_SK_TOMB or a socket */
 	u64 start_ns;		/* 0: no request in flight */
+	u32 copied_seq;		/* the socket's copied_seq at the start */
 	u8 role;		/* KPROF_ROLE_CLIENT once seen connecting */
 };
 
@@ -287,6 +289,8 @@ static void kprof_tcp_send(struct sock *sk)
 		return;
 	}
 	WRITE_ONCE(f->role, role);
+	WRITE_ONCE(f->copied_seq, READ_ONCE(tcp_sk(sk)->copied_seq));
+	/* the start publishes the rest (cmpxchg orders fully) */
 	cmpxchg(&f->start_ns, 0, kprof_tcp_now() ?: 1);
 }
 
@@ -309,14 +313,30 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	f = kprof_flight_find(sk);
 	if (!f || !READ_ONCE(f->start_ns))
 		return;
+	/*
+	 * The application has read something since the request started:
+	 * copied_seq moved.  A cleanup that copied nothing of the response
+	 * (TCP_QUICKACK's tcp_cleanup_rbuf(sk, 1), a MSG_PEEK) does not
+	 * complete it.
+	 */
+	smp_rmb();	/* copied_seq was written before start_ns */
+	if (READ_ONCE(tcp_sk(sk)->copied_seq) == READ_ONCE(f->copied_seq))
+		return;
 	start = xchg(&f->start_ns, 0);
 	if (!start)
 		return;
 	now = kprof_tcp_now();
 	now = now > start ? now - start : 0;
 
+	/*
+	 * A receive in softirq is the kernel's own (kTLS and strparser,
+	 * sockmap, NVMe/TCP, iSCSI through tcp_read_sock()): current is
+	 * whatever task it interrupted, whose stacks say nothing of this
+	 * request.  It counts, with no stack.
+	 */
 	c = rcu_dereference_sched(kprof_cfg);
-	if (c && now >= c->threshold_ns && !kprof_guard_skip_stack(false)) {
+	if (c && now >= c->threshold_ns && !in_serving_softirq() &&
+	    !kprof_guard_skip_stack(false)) {
 		key.stack_id = kprof_stack_capture(regs, &dropped);
 		if (dropped)
 			kprof_agg_count(KPROF_CNT_DROPS_STACKS);
@@ -441,6 +461,12 @@ static struct kprobe kprof_kp_close = {
 	.pre_handler = kprof_pre_close,
 };
 
+/* connect(AF_UNSPEC): the socket is reused without a close */
+static struct kprobe kprof_kp_disconnect = {
+	.symbol_name = "tcp_disconnect",
+	.pre_handler = kprof_pre_close,
+};
+
 static struct kprobe kprof_kp_destroy = {
 	.symbol_name = "tcp_v4_destroy_sock",
 	.pre_handler = kprof_pre_close,
@@ -458,6 +484,7 @@ static struct kretprobe kprof_krp_recvmsg = {
 static struct kprobe *const kprof_kps[] = {
 	&kprof_kp_destroy,
 	&kprof_kp_close,
+	&kprof_kp_disconnect,
 	&kprof_kp___cleanup,
 	&kprof_kp_cleanup,
 	&kprof_kp_connect,
@@ -468,6 +495,7 @@ static struct kprobe *const kprof_kps[] = {
 static const u32 kprof_kp_bits[] = {
 	KPROF_ATTACH_TCP_DESTROY_SOCK,
 	KPROF_ATTACH_TCP_CLOSE,
+	KPROF_ATTACH_TCP_DISCONNECT,
 	KPROF_ATTACH___TCP_CLEANUP_RBUF,
 	KPROF_ATTACH_TCP_CLEANUP_RBUF,
 	KPROF_ATTACH_TCP_CONNECT,

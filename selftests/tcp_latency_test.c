@@ -559,6 +559,110 @@ TEST_F(tcp, one_handler_call_per_receive)
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
+/*
+ * A request completes when the application reads the response, not at a
+ * receive cleanup that copied none of it: setsockopt(TCP_QUICKACK, 1)
+ * with an ACK pending calls tcp_cleanup_rbuf(sk, 1).  The client delays
+ * its ACKs (TCP_QUICKACK 0); the server sends the response's first byte
+ * at once and the rest 200 ms later; the client asks for a quick ACK as
+ * soon as the first byte is there and reads the response at the end.
+ */
+TEST_F(tcp, quickack_does_not_complete)
+{
+	uint64_t hist[KPROF_HIST_BUCKETS] = { 0 };
+	char buf[REQ_LEN] = "kprof quickack";
+	struct pollfd p;
+	int lfd, c, s, zero = 0, one = 1;
+	uint16_t port;
+	double p50;
+
+	lfd = loopback_listen(AF_INET, 1, &port);
+	ASSERT_LE(0, lfd);
+	c = client_connect(AF_INET, port);
+	ASSERT_LE(0, c);
+	s = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, setsockopt(c, IPPROTO_TCP, TCP_QUICKACK, &zero,
+				sizeof(zero)));
+	ASSERT_EQ(REQ_LEN, send(c, buf, REQ_LEN, 0));
+	ASSERT_EQ(0, recv_ready(s, buf));
+	ASSERT_EQ(1, send(s, buf, 1, 0));
+	p = (struct pollfd){ .fd = c, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(0, setsockopt(c, IPPROTO_TCP, TCP_QUICKACK, &one,
+				sizeof(one)));
+	sleep_ns(200 * MS);
+	ASSERT_EQ(REQ_LEN - 1, send(s, buf + 1, REQ_LEN - 1, 0));
+	ASSERT_EQ(REQ_LEN, recv(c, buf, REQ_LEN, MSG_WAITALL));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	close(c);
+	close(s);
+	close(lfd);
+	EXPECT_EQ(1, rows_count(&self->ex, port, KPROF_ROLE_CLIENT, hist));
+	p50 = hist_pct(hist, 50);
+	TH_LOG("request answered after 200 ms timed at %.0f ns", p50);
+	EXPECT_LT(190.0 * MS, p50);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+}
+
+/*
+ * connect(AF_UNSPEC) disconnects a socket without closing it
+ * (tcp_disconnect()): a request in flight then is abandoned, and the
+ * socket's next connection starts clean, with no start time or role
+ * carried over to the next endpoint.
+ */
+TEST_F(tcp, disconnect_starts_clean)
+{
+	uint64_t hist[KPROF_HIST_BUCKETS] = { 0 };
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct sockaddr_in b = { .sin_family = AF_INET };
+	char buf[REQ_LEN] = "kprof disconnect";
+	struct kprof_stats before, after;
+	int la, lb, c, s;
+	uint16_t pa = 0, pb = 0;
+	double p50;
+
+	la = loopback_listen(AF_INET, 1, &pa);
+	lb = loopback_listen(AF_INET, 1, &pb);
+	ASSERT_LE(0, la);
+	ASSERT_LE(0, lb);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kp_stats(self->fd, &before));
+	/* a request to A that is never answered */
+	c = client_connect(AF_INET, pa);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(REQ_LEN, send(c, buf, REQ_LEN, 0));
+	sleep_ns(300 * MS);
+	ASSERT_EQ(0, connect(c, &unspec, sizeof(unspec)));
+	/* the same socket, now a client of B, answered at once */
+	b.sin_port = htons(pb);
+	b.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&b, sizeof(b)));
+	s = accept(lb, NULL, NULL);
+	ASSERT_LE(0, s);
+	ASSERT_EQ(REQ_LEN, send(c, buf, REQ_LEN, 0));
+	ASSERT_EQ(0, recv_ready(s, buf));
+	ASSERT_EQ(REQ_LEN, send(s, buf, REQ_LEN, 0));
+	ASSERT_EQ(0, recv_ready(c, buf));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kp_stats(self->fd, &after));
+	close(c);
+	close(s);
+	close(la);
+	close(lb);
+	EXPECT_EQ(0, rows_count(&self->ex, pa, 0, NULL));
+	EXPECT_EQ(1, rows_count(&self->ex, pb, KPROF_ROLE_CLIENT, hist));
+	p50 = hist_pct(hist, 50);
+	TH_LOG("B's request timed at %.0f ns (A's was sent 300 ms before)",
+	       p50);
+	EXPECT_GT(150.0 * MS, p50);
+	EXPECT_EQ(1, after.abandoned - before.abandoned);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+}
+
 /* The server side is a role of its own and never mixes with clients. */
 TEST_F(tcp, server_role_kept_apart)
 {

@@ -16,7 +16,7 @@ static const char *const features[] = {
 static const char *const attach[] = {
 	"tcp_sendmsg", "tcp_cleanup_rbuf", "__tcp_cleanup_rbuf",
 	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
-	"tcp_sendpage",
+	"tcp_sendpage", "tcp_disconnect",
 };
 
 static const char *const run[] = {

@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		6
+#define KPROF_API_MINOR		7
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -72,6 +72,7 @@
 #define KPROF_ATTACH_TCP_CLOSE		_BITUL(5)
 #define KPROF_ATTACH_TCP_CONNECT	_BITUL(6)	/* marks clients */
 #define KPROF_ATTACH_TCP_SENDPAGE	_BITUL(7)	/* before v6.5 (API 1.6) */
+#define KPROF_ATTACH_TCP_DISCONNECT	_BITUL(8)	/* API 1.7 */
 
 /* What runs, kprof_info.running and kprof_ctl.what. */
 #define KPROF_RUN_TCP		_BITUL(0)
