@@ -166,6 +166,53 @@ static unsigned int kprof_trim_kernel(const unsigned long *raw, unsigned int n,
 }
 
 /*
+ * Can @ret be a return address, that is, does a call instruction end just
+ * before it?  x86-64: a call rel32 (E8, 5 bytes), or an indirect call FF /2
+ * whose ModRM, SIB and displacement end exactly at @ret (prefixes such as
+ * REX come before the FF and do not matter).  The bytes are read with the
+ * NMI-safe copy: an address that is not mapped readable is not one.  A
+ * word of received data is as good as never a user address that is mapped
+ * and follows a call.
+ */
+static bool kprof_user_call_site(unsigned long ret)
+{
+	u8 b[8];
+	unsigned int k, len;
+	u8 modrm, mod, rm;
+
+	if (ret < sizeof(b) ||
+	    kprof_copy_from_user_nofault(b, (void __user *)(ret - sizeof(b)),
+					 sizeof(b)))
+		return false;
+	if (b[3] == 0xe8)
+		return true;
+	for (k = 2; k <= 7; k++) {
+		if (b[8 - k] != 0xff)
+			continue;
+		modrm = b[9 - k];
+		if (((modrm >> 3) & 7) != 2)
+			continue;
+		mod = modrm >> 6;
+		rm = modrm & 7;
+		len = 2;
+		if (mod != 3 && rm == 4) {
+			len++;					/* SIB */
+			if (mod == 0 && k >= 3 && (b[10 - k] & 7) == 5)
+				len += 4;			/* disp32 */
+		}
+		if (mod == 0 && rm == 5)
+			len += 4;				/* rip+disp32 */
+		else if (mod == 1)
+			len += 1;
+		else if (mod == 2)
+			len += 4;
+		if (len == k)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Walk a user stack by frame pointers, leaf first, from @regs (user mode)
  * or from the registers current entered the kernel with.
  */
@@ -194,13 +241,15 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 		 * The chain first: frames live at increasing addresses, and a
 		 * saved frame pointer of 0 ends the chain.  Code built without
 		 * frame pointers uses the register for anything, e.g. a
-		 * pointer into received data: what passes here is only a
-		 * candidate, kept in the table but exported only if it lies
-		 * in an executable mapping (kprof_stack_user_check()).
+		 * pointer into received data, so the "return address" must
+		 * also follow a call instruction; and it is exported only if
+		 * it lies in an executable mapping of the process
+		 * (kprof_stack_user_check()).
 		 */
 		if (frame[0] && frame[0] <= fp)
 			break;
-		if (!frame[1] || frame[1] >= TASK_SIZE_MAX)
+		if (!frame[1] || frame[1] >= TASK_SIZE_MAX ||
+		    !kprof_user_call_site(frame[1]))
 			break;
 		ips[n++] = frame[1];
 		fp = frame[0];
@@ -359,29 +408,30 @@ static struct mm_struct *kprof_tgid_mm(u32 tgid)
 }
 
 /*
- * A user frame leaves the module only if it can be a return address: the
- * frames up to the first one outside the process's executable mappings
- * (the ones after it came through a chain that went wrong there).  The
- * walk cannot tell a saved frame pointer from a pointer into data, and
- * it runs where the process's mappings cannot be looked at (NMI, or any
- * context with preemption off); this runs in process context, under the
- * mmap lock, once per stack.  A process that is gone keeps none.  A pid
- * reused since the capture is checked against the new process: a value
- * that is executable there is a code address, not data.
+ * A user frame leaves the module only if it can be a return address.  The
+ * walk kept only words that follow a call instruction; it runs where the
+ * process's mappings cannot be looked at (NMI, or any context with
+ * preemption off).  This runs in process context, under the mmap lock,
+ * once per stack: of a process that is still there, the frames up to the
+ * first one outside its executable mappings are kept (the ones after it
+ * came through a chain that went wrong there).  A process that is gone
+ * keeps what the walk kept; a pid reused since the capture is checked
+ * against the new process, where a value that is executable is a code
+ * address, not data.
  */
 static void kprof_stack_user_check(struct kprof_stack_entry *e)
 {
 	const unsigned long *ips = e->ips + e->nr_kernel;
 	struct vm_area_struct *vma;
 	struct mm_struct *mm;
-	u16 i = 0;
+	u16 i = e->nr_user;
 
 	if (e->user_checked)
 		return;
-	mm = e->nr_user ? kprof_tgid_mm(e->tgid) : NULL;
+	mm = i ? kprof_tgid_mm(e->tgid) : NULL;
 	if (mm) {
 		kprof_mmap_read_lock(mm);
-		for (; i < e->nr_user; i++) {
+		for (i = 0; i < e->nr_user; i++) {
 			vma = find_vma(mm, ips[i]);
 			if (!vma || vma->vm_start > ips[i] ||
 			    !(vma->vm_flags & VM_EXEC))
