@@ -41,7 +41,11 @@
 
 #define KPROF_SK_FREE		0UL
 #define KPROF_SK_TOMB		1UL
+/* low bit of a socket's address: its slot is being set up, not yet seen */
+#define KPROF_SK_CLAIM		1UL
 #define KPROF_FLIGHT_PROBES	32
+#define KPROF_FLIGHT_TRIES	4
+#define KPROF_FLIGHT_SPIN	10000
 #define KPROF_MAX_THRESHOLD_NS	(100ULL * NSEC_PER_SEC)
 
 struct kprof_flight {
@@ -86,28 +90,109 @@ static struct kprof_flight *kprof_flight_find(const struct sock *sk)
 	return NULL;
 }
 
+/* The @i-th slot of the probe sequence that starts at @home. */
+static struct kprof_flight *kprof_flight_at(u32 home, u32 i)
+{
+	return &kprof_flights[(home + i) % kprof_inflight_max];
+}
+
+/* Wait (bounded) while @f is claimed as @claim; its word then. */
+static unsigned long kprof_flight_wait(struct kprof_flight *f,
+				       unsigned long claim)
+{
+	unsigned long cur;
+	unsigned int spin;
+
+	for (spin = 0; spin < KPROF_FLIGHT_SPIN; spin++) {
+		cur = smp_load_acquire(&f->sk);
+		if (cur != claim)
+			return cur;
+		cpu_relax();
+	}
+	return claim;
+}
+
+/*
+ * The slot of @sk, claimed if it has none; NULL when its probe sequence
+ * is full or stays contended.  Task context only (sends and connects):
+ * waiting for another CPU's claim is bounded and short.
+ *
+ * Two CPUs may insert one socket at once (two threads' first sends on
+ * it, a MSG_FASTOPEN send and the connect inside it).  A slot is claimed
+ * as sk | KPROF_SK_CLAIM, which lookups pass over, cleared, and published
+ * as sk only after the whole sequence was searched once more.  A claimer
+ * that then meets the socket published elsewhere, or claimed earlier in
+ * the sequence, gives its claim up; one that meets a claim later in the
+ * sequence waits for it to be published (and uses it) or given up.  Of
+ * two claims, the cmpxchg of each comes before its second search, so at
+ * least one claimer sees the other: one slot wins.
+ */
 static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 {
-	u32 slot = kprof_flight_slot(sk), i;
-	struct kprof_flight *f;
+	unsigned long want = (unsigned long)sk, claim = want | KPROF_SK_CLAIM;
+	u32 home = kprof_flight_slot(sk), i, mine, tries;
+	u32 n = min_t(u32, KPROF_FLIGHT_PROBES, kprof_inflight_max);
+	struct kprof_flight *f, *g;
+	unsigned long cur, seen;
 
-	for (i = 0; i < KPROF_FLIGHT_PROBES && i < kprof_inflight_max; i++) {
-		unsigned long cur;
-
-		f = &kprof_flights[slot];
-		cur = READ_ONCE(f->sk);
-		if (cur == (unsigned long)sk)
-			return f;
-		if ((cur == KPROF_SK_FREE || cur == KPROF_SK_TOMB) &&
-		    cmpxchg(&f->sk, cur, (unsigned long)sk) == cur) {
-			/* a racing close may have left a time behind */
-			WRITE_ONCE(f->start_ns, 0);
-			WRITE_ONCE(f->role, 0);
-			atomic_inc(&kprof_nr_flights);
-			return f;
+	for (tries = 0; tries < KPROF_FLIGHT_TRIES; tries++) {
+		/* the socket's slot, or the first free or dead one */
+		mine = n;
+		seen = KPROF_SK_FREE;
+		for (i = 0; i < n; i++) {
+			g = kprof_flight_at(home, i);
+			cur = READ_ONCE(g->sk);
+			/* another CPU is setting it up: wait, search again */
+			if (cur == claim)
+				cur = kprof_flight_wait(g, claim);
+			if (cur == want)
+				return g;
+			if (READ_ONCE(g->sk) != cur)
+				break;
+			if ((cur == KPROF_SK_FREE || cur == KPROF_SK_TOMB) &&
+			    mine == n) {
+				mine = i;
+				seen = cur;
+			}
+			if (cur == KPROF_SK_FREE)
+				break;
 		}
-		if (++slot == kprof_inflight_max)
-			slot = 0;
+		if (i < n && cur != KPROF_SK_FREE)
+			continue;
+		if (mine == n)
+			return NULL;
+		f = kprof_flight_at(home, mine);
+		if (cmpxchg(&f->sk, seen, claim) != seen)
+			continue;
+
+		/* anyone else on the same socket? */
+		for (i = 0; i < n; i++) {
+			if (i == mine)
+				continue;
+			g = kprof_flight_at(home, i);
+			cur = smp_load_acquire(&g->sk);
+			if (cur == KPROF_SK_FREE)
+				break;
+			if (cur == claim && i > mine)
+				cur = kprof_flight_wait(g, claim);
+			if (cur == want || cur == claim)
+				break;
+		}
+		if (i < n && (cur == want || cur == claim)) {
+			/* theirs wins: give mine up (a dead slot is safe) */
+			smp_store_release(&f->sk, KPROF_SK_TOMB);
+			if (cur == want)
+				return g;
+			continue;
+		}
+
+		/* set up, then publish: no lookup sees a stale time or role */
+		WRITE_ONCE(f->start_ns, 0);
+		WRITE_ONCE(f->copied_seq, 0);
+		WRITE_ONCE(f->role, 0);
+		smp_store_release(&f->sk, want);
+		atomic_inc(&kprof_nr_flights);
+		return f;
 	}
 	return NULL;
 }
@@ -325,6 +410,15 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	start = xchg(&f->start_ns, 0);
 	if (!start)
 		return;
+	/*
+	 * The slot may have changed hands since the lookup (a close on
+	 * another CPU, then another socket's first send): then the time
+	 * is the new owner's.  Give it back.
+	 */
+	if (READ_ONCE(f->sk) != (unsigned long)sk) {
+		cmpxchg(&f->start_ns, 0, start);
+		return;
+	}
 	now = kprof_tcp_now();
 	now = now > start ? now - start : 0;
 

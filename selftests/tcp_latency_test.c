@@ -663,6 +663,82 @@ TEST_F(tcp, disconnect_starts_clean)
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
+/*
+ * Two threads making the first send on a new socket at once claim one
+ * in-flight slot, not two: a second slot for the same socket would keep
+ * its start time until the close and count as an abandoned request.
+ * Both threads spin on a shared flag, on two CPUs, and send at its flip;
+ * the server answers the two bytes with one; every connection is one
+ * request, none abandoned.
+ */
+struct race {
+	int fd;
+	int round;		/* the round the helper thread may send in */
+	int done;		/* the last round it sent in */
+};
+
+static void *race_sender(void *arg)
+{
+	struct race *r = arg;
+	int round;
+
+	for (round = 1;; round++) {
+		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) < round)
+			;
+		if (r->fd < 0)
+			return NULL;
+		if (send(r->fd, "b", 1, 0) != 1)
+			return NULL;
+		__atomic_store_n(&r->done, round, __ATOMIC_RELEASE);
+	}
+}
+
+TEST_F(tcp, first_sends_at_once_one_slot)
+{
+	struct kprof_stats before, after;
+	struct race r = { .fd = -1 };
+	uint16_t port = 0;
+	pthread_t t;
+	char buf[2];
+	int lfd, s, round;
+	const int rounds = 400;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	lfd = loopback_listen(AF_INET, rounds, &port);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kp_stats(self->fd, &before));
+	ASSERT_EQ(0, pthread_create(&t, NULL, race_sender, &r));
+	for (round = 1; round <= rounds; round++) {
+		r.fd = client_connect(AF_INET, port);
+		ASSERT_LE(0, r.fd);
+		s = accept(lfd, NULL, NULL);
+		ASSERT_LE(0, s);
+		__atomic_store_n(&r.round, round, __ATOMIC_RELEASE);
+		ASSERT_EQ(1, send(r.fd, "a", 1, 0));
+		while (__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) < round)
+			;
+		ASSERT_EQ(0, read_full(s, buf, 2));
+		ASSERT_EQ(1, send(s, "c", 1, 0));
+		ASSERT_EQ(0, read_full(r.fd, buf, 1));
+		close(r.fd);
+		close(s);
+	}
+	r.fd = -1;
+	__atomic_store_n(&r.round, rounds + 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	close(lfd);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kp_stats(self->fd, &after));
+	EXPECT_EQ(rounds, rows_count(&self->ex, port, KPROF_ROLE_CLIENT, NULL));
+	/* the server's one response per connection is abandoned at close */
+	EXPECT_EQ(rounds, after.abandoned - before.abandoned);
+	EXPECT_EQ(0, after.inflight);
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+}
+
 /* The server side is a role of its own and never mixes with clients. */
 TEST_F(tcp, server_role_kept_apart)
 {
