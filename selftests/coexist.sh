@@ -119,16 +119,18 @@ tap_result $? "the peer unloads beside kprofmod"
 kp_unload
 
 # --- bpftrace ---
-# bt_start: bpftrace counting the workload's sends, attached when it
-# prints its "Attaching" line
+# bt_start: bpftrace counting the workload's sends, attached once its
+# BEGIN probe ran (bpftrace runs it after attaching every other probe;
+# its "Attaching N probes" line comes before)
 bt_start()
 {
-	bpftrace -e 'kprobe:tcp_sendmsg /comm == "tcp_workload"/ { @send = count(); }
+	bpftrace -e 'BEGIN { printf("ready\n"); }
+		     kprobe:tcp_sendmsg /comm == "tcp_workload"/ { @send = count(); }
 		     kprobe:tcp_close /comm == "tcp_workload"/ { @close = count(); }' \
 		>"$tmp/bt.out" 2>&1 &
 	bt=$!
 	for _ in $(seq 1200); do
-		grep -q '^Attaching' "$tmp/bt.out" && return 0
+		grep -q '^ready' "$tmp/bt.out" && return 0
 		kill -0 "$bt" 2>/dev/null || break
 		sleep 0.1
 	done
