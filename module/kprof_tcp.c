@@ -78,7 +78,8 @@ static struct kprof_flight *kprof_flight_find(const struct sock *sk)
 	u32 slot = kprof_flight_slot(sk), i;
 
 	for (i = 0; i < KPROF_FLIGHT_PROBES && i < kprof_inflight_max; i++) {
-		unsigned long cur = READ_ONCE(kprof_flights[slot].sk);
+		/* pairs with the publication in kprof_flight_get() */
+		unsigned long cur = smp_load_acquire(&kprof_flights[slot].sk);
 
 		if (cur == (unsigned long)sk)
 			return &kprof_flights[slot];
@@ -104,6 +105,7 @@ static unsigned long kprof_flight_wait(struct kprof_flight *f,
 	unsigned int spin;
 
 	for (spin = 0; spin < KPROF_FLIGHT_SPIN; spin++) {
+		/* pairs with the publishing store: its fields are set up */
 		cur = smp_load_acquire(&f->sk);
 		if (cur != claim)
 			return cur;
@@ -170,6 +172,7 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 			if (i == mine)
 				continue;
 			g = kprof_flight_at(home, i);
+			/* a slot we may return: pairs with its publication */
 			cur = smp_load_acquire(&g->sk);
 			if (cur == KPROF_SK_FREE)
 				break;
@@ -179,7 +182,10 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 				break;
 		}
 		if (i < n && (cur == want || cur == claim)) {
-			/* theirs wins: give mine up (a dead slot is safe) */
+			/*
+			 * Theirs wins: give mine up (a dead slot is safe),
+			 * ordered after everything done with it.
+			 */
 			smp_store_release(&f->sk, KPROF_SK_TOMB);
 			if (cur == want)
 				return g;
@@ -190,6 +196,7 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 		WRITE_ONCE(f->start_ns, 0);
 		WRITE_ONCE(f->copied_seq, 0);
 		WRITE_ONCE(f->role, 0);
+		/* pairs with the acquires of the lookups and claimers */
 		smp_store_release(&f->sk, want);
 		atomic_inc(&kprof_nr_flights);
 		return f;
