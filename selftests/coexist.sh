@@ -49,18 +49,33 @@ peer_expect()
 	tap_result 1 "$1"
 }
 
+# wait_for PID TENTHS CMD...: until CMD succeeds (0), PID exits or
+# TENTHS tenths of a second passed (1)
+wait_for()
+{
+	local pid=$1 n=$2
+	shift 2
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+kp_tracing()
+{
+	"$KPROF_BIN" status 2>/dev/null | grep -q '^  running: *tcp'
+}
+
 # kprofmod running: a reader holds a session until killed
 kp_run()
 {
 	"$KPROF_BIN" record -d 3600 --no-cpu -o "$tmp/rec.json" \
 		--format json >"$tmp/rec.out" 2>&1 &
 	rec=$!
-	for _ in $(seq 600); do
-		"$KPROF_BIN" status 2>/dev/null | grep -q '^  running: *tcp' &&
-			return 0
-		kill -0 "$rec" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_for "$rec" 600 kp_tracing && return 0
 	tap_diag "the reader did not start tracing: $(cat "$tmp/rec.out")"
 	return 1
 }
@@ -129,11 +144,7 @@ bt_start()
 		     kprobe:tcp_close /comm == "tcp_workload"/ { @close = count(); }' \
 		>"$tmp/bt.out" 2>&1 &
 	bt=$!
-	for _ in $(seq 1200); do
-		grep -q '^ready' "$tmp/bt.out" && return 0
-		kill -0 "$bt" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_for "$bt" 1200 grep -q '^ready' "$tmp/bt.out" && return 0
 	tap_diag "bpftrace did not attach: $(head -n 5 "$tmp/bt.out")"
 	return 1
 }

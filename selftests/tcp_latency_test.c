@@ -503,6 +503,25 @@ TEST_F(tcp, reused_row_starts_clean)
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
+/*
+ * A listener on 127.0.0.1 (*@lfd, its port in *@port), a client connected
+ * to it (*@c) and the server's side (*@s); 0, or -1 with nothing open.
+ */
+static int loopback_pair(int *lfd, int *c, int *s, uint16_t *port)
+{
+	*lfd = loopback_listen(AF_INET, 1, port);
+	if (*lfd < 0)
+		return -1;
+	*c = client_connect(AF_INET, *port);
+	*s = *c < 0 ? -1 : accept(*lfd, NULL, NULL);
+	if (*s >= 0)
+		return 0;
+	if (*c >= 0)
+		close(*c);
+	close(*lfd);
+	return -1;
+}
+
 /* Wait until @fd has data, then receive one REQ_LEN message: one recvmsg
  * that does not wait inside TCP, so one receive cleanup. */
 static int recv_ready(int fd, char *buf)
@@ -532,12 +551,7 @@ TEST_F(tcp, one_handler_call_per_receive)
 	uint16_t port;
 
 	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
-	lfd = loopback_listen(AF_INET, 1, &port);
-	ASSERT_LE(0, lfd);
-	c = client_connect(AF_INET, port);
-	ASSERT_LE(0, c);
-	s = accept(lfd, NULL, NULL);
-	ASSERT_LE(0, s);
+	ASSERT_EQ(0, loopback_pair(&lfd, &c, &s, &port));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_stats(self->fd, &a));
 	for (i = 0; i < 40; i++) {
@@ -576,12 +590,7 @@ TEST_F(tcp, quickack_does_not_complete)
 	uint16_t port;
 	double p50;
 
-	lfd = loopback_listen(AF_INET, 1, &port);
-	ASSERT_LE(0, lfd);
-	c = client_connect(AF_INET, port);
-	ASSERT_LE(0, c);
-	s = accept(lfd, NULL, NULL);
-	ASSERT_LE(0, s);
+	ASSERT_EQ(0, loopback_pair(&lfd, &c, &s, &port));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, setsockopt(c, IPPROTO_TCP, TCP_QUICKACK, &zero,

@@ -567,9 +567,9 @@ struct kprof_cpu_row {
  *		KPROF_KSYMS_MISSING (with @nr_kernel 0) when the stack has
  *		kernel frames that did not fit in the string area
  * @user_ips:	user addresses, leaf first: [0] the instruction the thread
- *		was at, then return addresses; only addresses in an
- *		executable mapping of the process, up to the first that is
- *		not
+ *		was at, then return addresses, each following a call
+ *		instruction and, if the process still ran at the export,
+ *		in one of its executable mappings
  * @comm:	task name when the stack was first seen, NUL-padded, not
  *		always NUL-terminated
  */
