@@ -9,7 +9,7 @@
 # tcp_close() calls (client, accepted socket, listener).
 . "$(dirname "$0")/lib.sh"
 
-N=${KPROF_COEXIST_REQUESTS:-200}
+N=${KPROF_COEXIST_REQUESTS:-100}
 WL=$KP_DIR/tcp_workload
 PEER=/sys/module/kprof_peer/parameters
 tmp=$(mktemp -d)
