@@ -243,6 +243,21 @@ if [ "$gates" = 1 ]; then
 fi
 
 if [ "$unit" = 1 ]; then
+	# vng-run's time limit ends the VM itself, not only virtme-ng: an
+	# emulator left behind would take a host CPU from every later VM.
+	echo "== vng-run time limit"
+	before=$(pgrep -d " " -x qemu-system-x86)
+	"$vm/vng-run" -t 20 -- sleep 600 >"$out/vng-timeout.log" 2>&1
+	rc=$?
+	sleep 2
+	left=''
+	for pid in $(pgrep -x qemu-system-x86); do
+		[[ " $before " == *" $pid "* ]] || left="$left $pid"
+	done
+	[ -z "$left" ] || ps -o pid,etime,args -p "${left# }" | cut -c1-120
+	tap unit-exit "$( [ "$rc" = 255 ] && [ -z "$left" ]; echo $?)" \
+		"vng-run: a guest past its time limit ends with status 255 ($rc) and leaves no emulator running"
+
 	echo "== reader unit tests (host)"
 	make -s -C userspace check >"$out/unit.tap" 2>&1
 	rc=$?
