@@ -50,6 +50,7 @@ struct rec_opts {
 	uint64_t duration_ns;
 	const char *out;
 	enum rec_format format;
+	struct kp_out_opts file;
 	struct kp_sess_opts sess;
 };
 
@@ -69,12 +70,16 @@ struct record {
 
 enum {
 	OPT_FORMAT = 0x100,
+	OPT_FILE_MODE,
+	OPT_SHARED_DIR,
 };
 
 static const struct option record_longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "file-mode", required_argument, NULL, OPT_FILE_MODE },
+	{ "shared-dir", no_argument, NULL, OPT_SHARED_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	KP_SESS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -90,6 +95,7 @@ static int record_parse(int argc, char **argv, struct rec_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->format = FMT_FOLDED;
+	o->file.mode = KP_OUT_MODE;
 	kp_sess_opts_init(&o->sess);
 
 	optind = 1;
@@ -128,6 +134,16 @@ static int record_parse(int argc, char **argv, struct rec_opts *o)
 				return KP_EXIT_USAGE;
 			}
 			o->format = i;
+			break;
+		case OPT_FILE_MODE:
+			why = kp_out_parse_mode(optarg, &o->file.mode);
+			if (why) {
+				kp_err("record: --file-mode '%s': %s", optarg, why);
+				return KP_EXIT_USAGE;
+			}
+			break;
+		case OPT_SHARED_DIR:
+			o->file.shared_dir = true;
 			break;
 		case ':':
 			kp_err("record: option '%s' needs a value",
@@ -400,7 +416,7 @@ static int open_latency(struct record *r)
 			kp_err("out of memory");
 			return -1;
 		}
-		if (kp_out_open(&r->lat, r->lat_path))
+		if (kp_out_open(&r->lat, r->lat_path, &r->o.file))
 			return -1;
 	}
 	return 0;
@@ -414,7 +430,8 @@ static int record_run(int argc, char **argv)
 	int ret;
 
 	memset(&r, 0, sizeof(r));
-	r.out.fd = r.lat.fd = -1;
+	kp_out_init(&r.out);
+	kp_out_init(&r.lat);
 	ret = record_parse(argc, argv, &r.o);
 	if (ret >= 0)
 		return ret;
@@ -426,7 +443,7 @@ static int record_run(int argc, char **argv)
 		return KP_EXIT_FAIL;
 	}
 	kp_signals_setup(&waitmask);
-	if (kp_out_open(&r.out, r.o.out)) {
+	if (kp_out_open(&r.out, r.o.out, &r.o.file)) {
 		kp_sym_free(r.sym);
 		return KP_EXIT_FAIL;
 	}
@@ -473,12 +490,17 @@ const struct kp_cmd kp_cmd_record = {
 	.name = "record",
 	.summary = "sample CPU stacks and TCP latency for a while into a file",
 	.usage = "kprof record -d SECONDS -o FILE [--format folded|pprof|json]\n"
+		 "                    [--file-mode MODE] [--shared-dir]\n"
 		 "                    [--freq HZ] [--no-cpu] [--no-tcp] [-p PID] [--cgroup DIR]\n"
 		 "                    [--rport PORT[,PORT...]] [--lport PORT[,PORT...]]\n"
 		 "                    [--role client|server] [-4|-6] [--threshold DURATION]\n",
 	.help =	 "  -d, --duration SECONDS   record this long (0.01 to 86400); SIGINT or\n"
 		 "                           SIGTERM ends it early, the file is still written\n"
-		 "  -o, --output FILE        write FILE (via FILE.tmp, renamed when complete)\n"
+		 "  -o, --output FILE        write FILE (via a new temporary file in its\n"
+		 "                           directory, renamed when complete)\n"
+		 "      --file-mode MODE     FILE's permissions, octal (default 0600)\n"
+		 "      --shared-dir         write even into a directory that another user\n"
+		 "                           owns or that group or others can write\n"
 		 "      --format FORMAT      folded (default): flame graph input, CPU samples\n"
 		 "                           only, \"comm;root;...;leaf COUNT\" per line;\n"
 		 "                           pprof: gzipped profile.proto for `go tool pprof`,\n"

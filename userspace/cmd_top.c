@@ -47,8 +47,10 @@ struct top_opts {
 	int no_clear;
 	int quiet;		/* no table or JSON */
 	const char *prom;	/* --prometheus FILE, or NULL */
+	struct kp_out_opts file;	/* its mode and directory check */
 	uint64_t prom_series;
 	int prom_series_set;
+	int file_set;		/* --file-mode or --shared-dir given */
 	struct kp_sess_opts sess;
 };
 
@@ -71,6 +73,8 @@ enum {
 	OPT_TOP,
 	OPT_PROM,
 	OPT_PROM_SERIES,
+	OPT_FILE_MODE,
+	OPT_SHARED_DIR,
 };
 
 static const struct option top_longopts[] = {
@@ -83,6 +87,8 @@ static const struct option top_longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "prometheus", required_argument, NULL, OPT_PROM },
 	{ "prometheus-max-series", required_argument, NULL, OPT_PROM_SERIES },
+	{ "file-mode", required_argument, NULL, OPT_FILE_MODE },
+	{ "shared-dir", no_argument, NULL, OPT_SHARED_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	KP_SESS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -99,6 +105,7 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 	o->interval_ns = KP_NSEC_PER_SEC;
 	o->top = DEFAULT_TOP;
 	o->prom_series = KP_PROM_DEFAULT_SERIES;
+	o->file.mode = KP_OUT_MODE;
 	kp_sess_opts_init(&o->sess);
 
 	optind = 1;
@@ -159,6 +166,18 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 			}
 			o->prom_series_set = 1;
 			break;
+		case OPT_FILE_MODE:
+			why = kp_out_parse_mode(optarg, &o->file.mode);
+			if (why) {
+				kp_err("top: --file-mode '%s': %s", optarg, why);
+				return KP_EXIT_USAGE;
+			}
+			o->file_set = 1;
+			break;
+		case OPT_SHARED_DIR:
+			o->file.shared_dir = true;
+			o->file_set = 1;
+			break;
 		case OPT_JSON:
 			o->json = 1;
 			break;
@@ -193,6 +212,10 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 	}
 	if (o->prom_series_set && !o->prom) {
 		kp_err("top: --prometheus-max-series needs --prometheus");
+		return KP_EXIT_USAGE;
+	}
+	if (o->file_set && !o->prom) {
+		kp_err("top: --file-mode and --shared-dir need --prometheus");
 		return KP_EXIT_USAGE;
 	}
 	return -1;
@@ -743,7 +766,7 @@ static int top_run(int argc, char **argv)
 	}
 	kp_signals_setup(&waitmask);
 	/* An unwritable file fails before anything starts. */
-	if (t.o.prom && kp_out_open(&t.prom_out, t.o.prom)) {
+	if (t.o.prom && kp_out_open(&t.prom_out, t.o.prom, &t.o.file)) {
 		kp_sym_free(t.sym);
 		return KP_EXIT_FAIL;
 	}
@@ -781,7 +804,8 @@ const struct kp_cmd kp_cmd_top = {
 		 "                 [--rport PORT[,PORT...]]\n"
 		 "                 [--lport PORT[,PORT...]] [--role client|server] [-4|-6]\n"
 		 "                 [--threshold DURATION] [--no-color] [-C]\n"
-		 "                 [--prometheus FILE [--prometheus-max-series N] [-q]]\n",
+		 "                 [--prometheus FILE [--prometheus-max-series N] [-q]\n"
+		 "                  [--file-mode MODE] [--shared-dir]]\n",
 	.help =	 "  -i, --interval SECONDS   print every SECONDS (0.01 to 3600, default 1)\n"
 		 "  -n, --count COUNT        stop after COUNT intervals (default: never)\n"
 		 "      --json               one JSON object per interval and line\n"
@@ -803,14 +827,20 @@ const struct kp_cmd kp_cmd_top = {
 		 "                           faster ones are counted under stack -\n"
 		 "      --no-color           no colours on a terminal\n"
 		 "  -C, --no-clear           do not clear the terminal between intervals\n"
-		 "      --prometheus FILE    every interval, replace FILE (atomically: FILE.tmp,\n"
-		 "                           fsync, rename) with Prometheus text format 0.0.4\n"
-		 "                           for node_exporter's textfile collector\n"
+		 "      --prometheus FILE    every interval, replace FILE (atomically: a new\n"
+		 "                           temporary file, fsync, rename) with Prometheus\n"
+		 "                           text format 0.0.4 for node_exporter's textfile\n"
+		 "                           collector\n"
 		 "      --prometheus-max-series N\n"
 		 "                           latency series per endpoint and role kept in FILE\n"
 		 "                           (0..100000, default 500); rows of further\n"
 		 "                           endpoints go to raddr=\"other\"\n"
 		 "  -q, --quiet              with --prometheus: print no table or JSON\n"
+		 "      --file-mode MODE     with --prometheus: FILE's permissions, octal\n"
+		 "                           (default 0600; node_exporter reads it: 0644)\n"
+		 "      --shared-dir         with --prometheus: write even into a directory\n"
+		 "                           that another user owns or that group or others\n"
+		 "                           can write\n"
 		 "\n"
 		 "Hot stacks: the N (stack, process) pairs with the most samples, with their\n"
 		 "share of the interval's non-idle samples and their 3 leaf-most frames\n"

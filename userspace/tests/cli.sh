@@ -42,6 +42,12 @@ result()
 {
 	if [ "$1" -eq 0 ]; then ok "$2"; else not_ok "$2"; fi
 }
+# no_tmp FILE: no temporary of FILE (".FILE.*" beside it) is left
+no_tmp()
+{
+	set -- "$(dirname "$1")"/."$(basename "$1")".*
+	[ ! -e "$1" ]
+}
 skip()
 {
 	n=$((n + 1))
@@ -243,7 +249,7 @@ expect 1 'kprofmod is not loaded' "report with every option valid, without modul
 expect 1 'kprofmod is not loaded' "record with every option valid, without module: exit 1" \
 	-- nomod record -d 86400 -o "$TMP/nomod.out" --format pprof --freq 1 --no-tcp \
 	-p $$ --rport 80 --lport 8080 --role client -4 -6 --threshold 0
-result "$( [ ! -e "$TMP/nomod.out" ] && [ ! -e "$TMP/nomod.out.tmp" ]; echo $?)" \
+result "$( [ ! -e "$TMP/nomod.out" ] && no_tmp "$TMP/nomod.out"; echo $?)" \
 	"record without module: leaves no file behind"
 
 # --- help -------------------------------------------------------------------------------
@@ -742,7 +748,7 @@ expect 0 '' "top -n 2 -i 0.1 --prometheus FILE --json" -- \
 	fake top -n 2 -i 0.1 --prometheus "$P" --json
 result "$( [ "$(wc -l <"$OUT")" -eq 2 ] && [ "$(ls "$TMP/prom")" = kprof.prom ] &&
 	   [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ]; echo $?)" \
-	"top --prometheus: JSON still printed, only FILE left (no FILE.tmp), started and stopped"
+	"top --prometheus: JSON still printed, only FILE left (no temporary), started and stopped"
 "$PROMCHECK" --prefix kprof_ "$P" >"$ERR"
 result $? "top --prometheus: FILE passes prom-check"
 promtool_check "$P" "top --prometheus FILE"
@@ -818,21 +824,45 @@ for i in $(seq 2 "$k"); do
 	"$PROMCHECK" --prefix kprof_ --previous "$TMP/seen/$((i - 1)).prom" "$TMP/seen/$i.prom" ||
 		bad=1
 done
-result "$( [ $rc -eq 0 ] && [ "$k" -ge 3 ] && [ $bad -eq 0 ] && [ ! -e "$P.tmp" ] &&
+result "$( [ $rc -eq 0 ] && [ "$k" -ge 3 ] && [ $bad -eq 0 ] && no_tmp "$P" &&
 	   grep -qx 'kprof_intervals_total 8' "$P"; echo $?)" \
 	"top --prometheus: $k versions seen while it ran, each valid, none going down"
 
 rm -f "$LOG"
 expect 1 "^kprof: cannot write $TMP/prom: Is a directory\$" \
 	"top --prometheus DIRECTORY: exit 1 before measuring" -- fake top -n 1 --prometheus "$TMP/prom"
-result "$( [ ! -e "$TMP/prom.tmp" ] && ! grep -qsE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
+result "$( no_tmp "$TMP/prom" && ! grep -qsE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
 	"top --prometheus DIRECTORY: nothing started, nothing left"
-expect 1 "^kprof: cannot create $TMP/no/such/k.prom.tmp: No such file or directory\$" \
+expect 1 "^kprof: cannot write $TMP/no/such/k.prom: $TMP/no/such: No such file or directory\$" \
 	"top --prometheus in a missing directory: exit 1" -- fake top -n 1 --prometheus "$TMP/no/such/k.prom"
 expect 1 'kprofmod is not loaded' "top --prometheus without module: exit 1" \
 	-- nomod top -n 1 --prometheus "$TMP/nomod.prom" --prometheus-max-series 0 -q
-result "$( [ ! -e "$TMP/nomod.prom" ] && [ ! -e "$TMP/nomod.prom.tmp" ]; echo $?)" \
+result "$( [ ! -e "$TMP/nomod.prom" ] && no_tmp "$TMP/nomod.prom"; echo $?)" \
 	"top --prometheus without module: leaves no file behind"
+
+# --- output files: private by default, no directory others can write -------------
+mkdir -p "$TMP/shared"
+chmod 0777 "$TMP/shared"
+rm -f "$LOG"
+expect 1 "^kprof: refusing to write $TMP/shared/k\.prom: directory $TMP/shared is writable by others \(mode 0777\); pass --shared-dir to write there anyway\$" \
+	"top --prometheus into a directory others can write: refused, exit 1" -- \
+	fake top -n 1 -q --prometheus "$TMP/shared/k.prom"
+result "$( [ -z "$(ls -A "$TMP/shared")" ] && ! grep -qsE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
+	"a refused directory: nothing created in it, nothing started"
+expect 0 '' "top --prometheus --shared-dir --file-mode 0644" -- \
+	fake top -n 1 -i 0.1 -q --prometheus "$TMP/shared/k.prom" --shared-dir --file-mode 0644
+result "$( [ "$(stat -c %a "$TMP/shared/k.prom")" = 644 ] && [ "$(ls -A "$TMP/shared")" = k.prom ]; echo $?)" \
+	"--shared-dir writes there; --file-mode 0644 gives mode 0644; no temporary left"
+expect 0 '' "top --prometheus (default mode)" -- fake top -n 1 -i 0.1 -q --prometheus "$TMP/mode.prom"
+result "$( [ "$(stat -c %a "$TMP/mode.prom")" = 600 ]; echo $?)" \
+	"top --prometheus: the file is private (0600) by default"
+expect 0 '' "record -o (default mode)" -- fake record -d 0.1 -o "$TMP/mode.folded"
+result "$( [ "$(stat -c %a "$TMP/mode.folded")" = 600 ]; echo $?)" \
+	"record: the file is private (0600) by default"
+expect 2 "^kprof: record: --file-mode '4755': permission bits only \(0 to 0777\)\$" \
+	"record --file-mode 4755: exit 2" -- fake record -d 0.1 -o "$TMP/x" --file-mode 4755
+expect 2 "^kprof: top: --file-mode and --shared-dir need --prometheus\$" \
+	"top --file-mode without --prometheus: exit 2" -- fake top -n 1 --file-mode 0644
 
 # --- record against the fake device ----------------------------------------------
 # Each interval the fake serves 100 non-idle samples: kprof_fake_hot_a 60,
@@ -873,8 +903,8 @@ result "$( [ ! -s "$OUT" ] && "$HERE/folded-check.sh" "$TMP/cpu.folded"; echo $?
 	"record folded: passes the strict folded check"
 result "$( [ "$(cat "$TMP/cpu.folded")" = "$FOLDED_1" ]; echo $?)" \
 	"record folded: comm;root..leaf COUNT, kernel frames _[k], sorted, names made safe"
-result "$( [ ! -e "$TMP/cpu.folded.tmp" ] && [ ! -e "$TMP/cpu.folded.latency.pb.gz" ]; echo $?)" \
-	"record folded: FILE.tmp renamed, no latency file"
+result "$( no_tmp "$TMP/cpu.folded" && [ ! -e "$TMP/cpu.folded.latency.pb.gz" ]; echo $?)" \
+	"record folded: the temporary renamed, no latency file"
 result "$(grep -qx 'SET_CONFIG tgid=0 roles=0 families=0 threshold_ns=1000000 rports= lports= sample_hz=99' "$LOG" &&
 	  [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ] &&
 	  [ "$(grep -c '^SNAPSHOT' "$LOG")" -eq 2 ]; echo $?)" \
@@ -897,7 +927,7 @@ result "$("$HERE/folded-check.sh" "$TMP/cpu3.folded" &&
 rm -f "$LOG"
 expect 0 '' "record --format pprof -d 0.3" -- fake record --format pprof -d 0.3 -o "$TMP/cpu.pb.gz"
 result "$( [ -s "$TMP/cpu.pb.gz" ] && [ -s "$TMP/cpu.pb.gz.latency.pb.gz" ] &&
-	   [ ! -e "$TMP/cpu.pb.gz.tmp" ] && [ ! -e "$TMP/cpu.pb.gz.latency.pb.gz.tmp" ] &&
+	   no_tmp "$TMP/cpu.pb.gz" && no_tmp "$TMP/cpu.pb.gz.latency.pb.gz" &&
 	   [ "$(head -c 2 "$TMP/cpu.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] &&
 	   [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ]; echo $?)" \
 	"record pprof: gzip FILE and FILE.latency.pb.gz, TCP and CPU started and stopped"
@@ -1049,7 +1079,7 @@ PY
 echo $?)" "record: a progress line (\\r, elapsed/total, samples) when stderr is a terminal"
 
 rm -f "$LOG"
-expect 1 "^kprof: cannot create $TMP/no/such/dir/x.tmp: No such file or directory$" \
+expect 1 "^kprof: cannot write $TMP/no/such/dir/x: $TMP/no/such/dir: No such file or directory$" \
 	"record: an unwritable output fails before measuring, exit 1" -- \
 	fake record -d 1 -o "$TMP/no/such/dir/x"
 result "$(! grep -sqE '^(START|SET_CONFIG)' "$LOG"; echo $?)" \
@@ -1072,13 +1102,13 @@ expect 1 '^kprof: kprofmod 0\.0\.0-fake cannot sample CPU stacks \(API 1\.1; sam
 	"record folded on an API 1.1 module: exit 1" -- \
 	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
 	"$KPROF" record -d 0.1 -o "$TMP/old.folded"
-result "$( [ ! -e "$TMP/old.folded" ] && [ ! -e "$TMP/old.folded.tmp" ]; echo $?)" \
+result "$( [ ! -e "$TMP/old.folded" ] && no_tmp "$TMP/old.folded"; echo $?)" \
 	"record: no file when nothing could be recorded"
 expect 1 "the module's snapshot mapping is corrupt: cpu_row_size 8" \
 	"record: a corrupt mapping ends it, exit 1, no file" -- \
 	env KPROF_FAKE_CORRUPT_CPU=2 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
 	"$KPROF" record -d 0.2 -o "$TMP/corrupt.folded"
-result "$( [ ! -e "$TMP/corrupt.folded" ] && [ ! -e "$TMP/corrupt.folded.tmp" ]; echo $?)" \
+result "$( [ ! -e "$TMP/corrupt.folded" ] && no_tmp "$TMP/corrupt.folded"; echo $?)" \
 	"record: a failed recording leaves no file"
 env KPROF_FAKE_STEAL=2 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
 	"$KPROF" record -d 0.2 -o "$TMP/steal.folded" >"$OUT" 2>"$ERR"

@@ -43,5 +43,6 @@ extern const struct kp_test t_record[];
 extern const struct kp_test t_stats[];
 extern const struct kp_test t_analysis[];
 extern const struct kp_test t_prom[];
+extern const struct kp_test t_outfile[];
 
 #endif
