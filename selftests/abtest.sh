@@ -26,19 +26,20 @@ print(eval(sys.argv[2]))' "$@"
 }
 
 # Three clients and servers; every request walks its stacks (threshold
-# 0) and CPUs are sampled at 999 Hz: the costliest tracing.  2000
-# requests each (n below), pinned to one CPU: where the scheduler puts
-# six threads on two CPUs changes a run's time more than tracing does
-# under CPU emulation.  Unpinned, 12 rounds showed the cost in only 2 of
-# 5 runs on 4.14 (the detached runs' own spread up to 15%); pinned, 20
-# rounds showed it in 5 of 5 there (p <= 0.012) and in 3 of 3 on 6.1.
-# The debug kernel (KASAN, lockdep, kmemleak) runs a request about eight
-# times as slowly, and 2000 requests took it 14 minutes; at 250, one of
-# three runs came out at p = 0.041, so it runs 500.
-# KPROF_ABTEST_REQUESTS sets the number.
-n=${KPROF_ABTEST_REQUESTS:-2000}
+# 0) and CPUs are sampled at 999 Hz: the costliest tracing.  The clients
+# are pinned to one CPU: where the scheduler puts six threads on two CPUs
+# changes a run's time more than tracing does under CPU emulation.
+# Unpinned, 12 rounds showed the cost in only 2 of 5 runs on 4.14 (the
+# detached runs' own spread up to 15%); pinned, it shows in every round:
+# 20 rounds of 2000 requests on 6.1 gave a median slowdown of 50%, the
+# smallest 12%, the detached runs' spread 9.5%.  12 rounds of 1000
+# requests keep a verdict that strong (12 of 12 rounds slower is p =
+# 0.0005) at a third of the time.  The debug kernel (KASAN, lockdep,
+# kmemleak) runs a request about eight times as slowly: 500 there.
+# KPROF_ABTEST_REQUESTS and KPROF_ABTEST_ROUNDS set the numbers.
+n=${KPROF_ABTEST_REQUESTS:-1000}
 [ "${KPROF_DEBUG_KERNEL:-0}" = 1 ] && n=${KPROF_ABTEST_REQUESTS:-500}
-"$KPROF_BIN" abtest --rounds 20 --threshold 0 --freq 999 --json -- \
+"$KPROF_BIN" abtest --rounds "${KPROF_ABTEST_ROUNDS:-12}" --threshold 0 --freq 999 --json -- \
 	taskset -c 0 "$WL" -n "$n" 0 0 0 >"$tmp/tcp.json" 2>"$tmp/err"
 tap_result $? "abtest on a TCP workload exits 0"
 v=$(verdict "$tmp/tcp.json" 'not o["within_noise"] and o["slowdown"]["median"] > 0')

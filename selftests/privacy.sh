@@ -59,14 +59,14 @@ rd()
 	return 1
 }
 rdfail=0
-rd "$R/top.txt" $K top -i 1 -n 2 $T --top 100000 --no-color || rdfail=1
-rd "$R/top.json" $K top -i 1 -n 2 $T --top 100000 --json || rdfail=1
-rd "$R/prom.out" $K top -q -i 1 -n 2 $T --prometheus "$R/top.prom" || rdfail=1
-rd "$R/rec1.out" $K record -d 2 $T -o "$R/rec.folded" || rdfail=1
-rd "$R/rec2.out" $K record -d 2 $T -o "$R/rec.pb.gz" --format pprof || rdfail=1
-rd "$R/rec3.out" $K record -d 2 $T -o "$R/rec.json" --format json || rdfail=1
-rd "$R/report.txt" $K report -d 2 $T --no-color || rdfail=1
-rd "$R/report.json" $K report -d 2 $T --json || rdfail=1
+rd "$R/top.txt" $K top -i 0.5 -n 2 $T --top 100000 --no-color || rdfail=1
+rd "$R/top.json" $K top -i 0.5 -n 2 $T --top 100000 --json || rdfail=1
+rd "$R/prom.out" $K top -q -i 0.5 -n 2 $T --prometheus "$R/top.prom" || rdfail=1
+rd "$R/rec1.out" $K record -d 1 $T -o "$R/rec.folded" || rdfail=1
+rd "$R/rec2.out" $K record -d 1 $T -o "$R/rec.pb.gz" --format pprof || rdfail=1
+rd "$R/rec3.out" $K record -d 1 $T -o "$R/rec.json" --format json || rdfail=1
+rd "$R/report.txt" $K report -d 1 $T --no-color || rdfail=1
+rd "$R/report.json" $K report -d 1 $T --json || rdfail=1
 tap_result $rdfail "top, top --json, --prometheus, record (3 formats), report (2) run"
 kill "$pw"
 wait "$pw" 2>/dev/null
