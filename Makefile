@@ -19,8 +19,8 @@ MATRIX := 6.1 5.10 6.12 sid
 # Debian's 6.1 PREEMPT_RT kernel, and the debug kernel built from
 # linux-source-6.1 (selftests/vm/debug-kernel.sh: KASAN, lockdep,
 # kmemleak, no BTF), whose build runs in the background at idle priority,
-# paused while a suite's VM runs.  The torture run boots 6.1 once more,
-# before the suites.
+# paused while a VM runs.  The torture run boots 6.1 once more.  The VMs
+# run side by side, one per host CPU (KPROF_VM_JOBS=N sets the number).
 SAFETY := 6.1-rt
 DEBUG := debug
 TORTURE := 6.1

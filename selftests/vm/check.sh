@@ -15,13 +15,10 @@
 #             and on 6.1-rt the console must also be free of kernel splats
 #             (see splat_check), and on the debug kernel kmemleak must find
 #             nothing after the suite.
-# --torture NAME  boot the named kernel (before the --boot suites) and
-#             run torture.sh there (traffic, snapshots, toggles, readers, CPU hotplug,
-#             rmmod attempts, then 100 load/unload cycles under traffic),
-#             with the kernel-splat checks.  Its TCG runs both vCPUs in one
-#             host thread: with a thread per vCPU, an emulated CPU can keep
-#             executing a kprobe's int3 that another CPU already replaced
-#             (see README, Torture).
+# --torture NAME  boot the named kernel and run torture.sh there
+#             (traffic, snapshots, toggles, readers, CPU hotplug, rmmod
+#             attempts, then 100 load/unload cycles under traffic), with
+#             the kernel-splat checks.
 # --kdir DIR  a prepared kernel build tree from outside the matrix (older
 #             kernels, own builds): W=1 build against it, `dkms build
 #             --kernelsourcedir DIR` in a private DKMS tree, then boot
@@ -29,6 +26,10 @@
 #             virtme-ng; there DKMS builds and installs the module into
 #             the guest's own /lib/modules, and the selftests and the DKMS
 #             modprobe test run; the console gets the kernel-splat checks.
+#
+# The --boot and --torture VMs run side by side, KPROF_VM_JOBS at a time
+# (default: the host's CPU count); each emulates its two vCPUs in one host
+# thread.  A VM's output is printed whole when it ends.
 #
 # Every step is recorded as TAP under build/results/; the last line printed
 # is tap-summary's `N passed, N failed`, and the exit status is non-zero on
@@ -134,6 +135,11 @@ splat_check()
 # boot_suite NAME KVER GUESTCMD VNG-RUN-ARGS...: boot a 2-CPU VM, run
 # GUESTCMD there (it leaves the suite's TAP in $out/guest-NAME.tap), keep
 # the console in $out/console-NAME.log and record whether it came back.
+# The guest's two vCPUs run in one host thread (-accel tcg,thread=single):
+# with a host thread per vCPU, an emulated CPU can go on executing a
+# temporary int3 that another vCPU has already patched back (see README,
+# Torture), which hangs or breaks any test that registers a probe under
+# traffic: an emulator artifact, not the module's.
 boot_suite()
 {
 	local name=$1 kver=$2 cmd=$3 rc t0
@@ -142,6 +148,7 @@ boot_suite()
 	# Through a pipe: qemu opens its stdout and stderr again by path,
 	# truncating a regular file, and each opening writes at its own
 	# offset, so the kernel's messages would be overwritten.
+	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --qemu-opts=-accel --qemu-opts=tcg,thread=single" \
 	"$vm/vng-run" "$@" -c 2 -m 2G -- "$cmd" 2>&1 |
 		cat >"$out/console-$name.log"
 	rc=${PIPESTATUS[0]}
@@ -163,12 +170,14 @@ dkms_clean()
 
 # The debug kernel's build takes minutes of both CPUs.  When other steps
 # come before its boot, it starts now, in the background, at idle priority
-# (SCHED_IDLE, idle I/O class): it gets the CPU time the gates, the unit
-# tests and the torture run leave (that VM emulates both vCPUs in one
-# host thread).  It is stopped while a suite's VM runs: even at idle
+# (SCHED_IDLE, idle I/O class): it gets the CPU time the gates and the
+# unit tests leave.  It is stopped while any VM runs: even at idle
 # priority it slowed the guests enough to cost the 999 Hz sampling test a
-# quarter of its samples.
+# quarter of its samples.  When it is not done by then, the debug VM is
+# queued last, and the build goes on once no VM is left to start.
 debug_pid=''
+# the VM jobs running: pid -> job name, start time
+declare -A job_name=() job_t0=() fetched=()
 if [[ " $boot " == *" debug "* && ( "$boot" != debug || $gates$unit != 00 ) ]]; then
 	prio=(nice -n 19)
 	chrt --idle 0 true 2>/dev/null && prio=(chrt --idle 0 "${prio[@]}")
@@ -178,9 +187,29 @@ if [[ " $boot " == *" debug "* && ( "$boot" != debug || $gates$unit != 00 ) ]]; 
 	# script ends first
 	setsid "${prio[@]}" "$dk" build >"$out/fetch-debug.log" 2>&1 &
 	debug_pid=$!
-	trap 'bg_build CONT; bg_build TERM' EXIT
-	trap 'exit 130' INT TERM
 fi
+# however this script ends, nothing it started goes on running
+trap 'bg_build CONT; bg_build TERM; kill_vms; rm -rf "${moddir:-}"' EXIT
+trap 'exit 130' INT TERM
+
+# kill_tree PID: PID and every process below it
+kill_tree()
+{
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null
+}
+
+# kill_vms: stop the VM jobs still running (when this script is ended)
+kill_vms()
+{
+	local pid
+	for pid in "${!job_name[@]}"; do
+		kill_tree "$pid"
+	done
+}
 
 # bg_build STOP|CONT: pause or resume the debug kernel's background build
 # (while its session leader, the build script, still runs)
@@ -276,32 +305,69 @@ for name in $compile; do
 	tap compile $? "module builds with W=1 and no warnings on $name ($("$ks" kver "$name"))"
 done
 
-for name in $torture; do
-	echo "== torture on $name"
+# --- The VMs ---
+# Each VM is prepared in turn on the host (fetch, DKMS, the W=1 build of
+# the module and the peer module, kept in $moddir/JOB for its guest),
+# then started in the background as soon as one of $jobs slots is free:
+# every VM emulates its two vCPUs in one host thread, so the host runs one
+# VM per CPU.  Each VM's output is printed, whole, when it ends.  The
+# longest VM starts first.  DKMS state is shared by the kernels that build
+# natively on the host: it is cleared for every kernel before the first
+# install and after the last VM.
+jobs=${KPROF_VM_JOBS:-$(nproc)}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+# Outside the tree: Kbuild's clean (build_module) deletes every *.ko under
+# it.  The guests see the host's file system, this directory included.
+# Readable by all: tests run kprof as nobody on these files.
+moddir=$(mktemp -d "${TMPDIR:-/tmp}/kprof-modules.XXXXXX") || exit 1
+chmod 0755 "$moddir"
+
+# save_modules JOB: keep the module builds for JOB's guest
+save_modules()
+{
+	rm -rf "${moddir:?}/$1"
+	mkdir -p "$moddir/$1"
+	cp kprofmod.ko selftests/peer/kprof_peer.ko "$moddir/$1/"
+}
+
+# vm_env JOB: the guest environment that points at JOB's modules
+vm_env()
+{
+	echo "KPROF_KO=$moddir/$1/kprofmod.ko KPROF_PEER_KO=$moddir/$1/kprof_peer.ko"
+}
+
+# prepare_torture NAME: fetch and build for the torture VM; sets vm_args,
+# the arguments of its boot_suite (left empty when it cannot run)
+prepare_torture()
+{
+	local name=$1 kver
 	if ! "$ks" fetch "$name" >"$out/fetch-torture-$name.log" 2>&1; then
 		tail -n 20 "$out/fetch-torture-$name.log"
 		tap "torture-$name" 1 "fetch kernel $name"
-		continue
+		return 1
 	fi
 	kver=$("$ks" kver "$name")
 	build_module "$name"
 	tap "torture-$name" $? "module builds with W=1 and no warnings on $kver"
-	make -s selftests >/dev/null 2>&1
-	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --qemu-opts=-accel --qemu-opts=tcg,thread=single" \
-	boot_suite "torture-$name" "$kver" \
-		"KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof \
-		 build/ksft/kprofmod/torture.sh >$out/guest-torture-$name.tap 2>&1" \
-		-k "$kver" -t 1500
-	splat_check "torture-$name" "$out/console-torture-$name.log"
-done
+	save_modules "torture-$name"
+	vm_args=("torture-$name" "$kver"
+		"$(vm_env "torture-$name") KPROF_BIN=$proj/userspace/kprof \
+		 build/ksft/kprofmod/torture.sh >$out/guest-torture-$name.tap 2>&1"
+		-k "$kver" -t 1500)
+}
 
-for name in $boot; do
-	echo "== boot $name"
+# prepare_suite NAME: fetch, DKMS and build for NAME's suite VM; sets
+# vm_args, the arguments of its boot_suite
+prepare_suite()
+{
+	local name=$1 kver rc guest_env t0
+	local -a boot_args
 	if [ "$name" = debug ]; then
 		# the debug kernel: no DKMS (its build tree is no installed
 		# kernel); 2G for KASAN; TCG is slow with it: more time
 		t0=$(date +%s)
 		if [ -n "$debug_pid" ]; then
+			bg_build CONT
 			wait "$debug_pid"
 			rc=$?
 			debug_pid=''
@@ -312,7 +378,7 @@ for name in $boot; do
 		if [ $rc -ne 0 ]; then
 			tail -n 20 "$out/fetch-$name.log"
 			tap "vm-$name" 1 "build the debug kernel"
-			continue
+			return 1
 		fi
 		cat "$out/fetch-$name.log"
 		kver=$("$dk" kver)
@@ -320,20 +386,17 @@ for name in $boot; do
 		boot_args=(-i "$("$dk" image)" -t 3600)
 		guest_env="KPROF_DEBUG_KERNEL=1 KPROF_KMEMLEAK=1"
 	else
-		if ! "$ks" fetch "$name" >"$out/fetch-$name.log" 2>&1; then
-			tail -n 20 "$out/fetch-$name.log"
-			tap "vm-$name" 1 "fetch kernel $name"
-			continue
-		fi
 		kver=$("$ks" kver "$name")
 		boot_args=(-k "$kver")
 		guest_env="KPROF_DKMS=1"
 
 		# DKMS first (it builds from its own copy of the tree), then
-		# the module the selftests insmod from the work tree.
-		dkms_clean "$name"
+		# the module the selftests insmod from the work tree.  The
+		# kernels that build on the host share one DKMS tree: the
+		# source is added once.
 		dlog=$out/dkms-$name.log
-		{ dkms_in "$name" add "$proj" &&
+		{ { [ -n "$(dkms_in "$name" status "kprofmod/$version" 2>/dev/null)" ] ||
+		    dkms_in "$name" add "$proj"; } &&
 		  dkms_in "$name" build "kprofmod/$version" -k "$kver" &&
 		  dkms_in "$name" install "kprofmod/$version" -k "$kver" --force; } >"$dlog" 2>&1
 		rc=$?
@@ -343,17 +406,99 @@ for name in $boot; do
 
 	build_module "$name"
 	tap "vm-$name" $? "module builds with W=1 and no warnings on $kver"
-	make -s selftests >/dev/null 2>&1
+	save_modules "$name"
+	vm_args=("$name" "$kver"
+		"$guest_env $(vm_env "$name") KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh"
+		"${boot_args[@]}")
+}
 
-	bg_build STOP
-	boot_suite "$name" "$kver" \
-		"$guest_env KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh" \
-		"${boot_args[@]}"
-	bg_build CONT
-	case $name in
-	debug|6.1-rt) splat_check "$name" "$out/console-$name.log" ;;
+# vm_job JOB BOOT-SUITE-ARGS...: one VM and its console checks (in the
+# background, output in $out/job-JOB.log)
+vm_job()
+{
+	local job=$1
+	shift
+	boot_suite "$@"
+	case $job in
+	debug|6.1-rt|torture-*) splat_check "$job" "$out/console-$job.log" ;;
 	esac
+}
 
+# vm_reap: wait for one VM job to end and print its output
+vm_reap()
+{
+	local pid
+	wait -n -p pid "${!job_name[@]}"
+	echo "== VM ${job_name[$pid]} done after $(($(date +%s) - job_t0[$pid])) s"
+	cat "$out/job-${job_name[$pid]}.log"
+	unset "job_name[$pid]"
+	[ ${#job_name[@]} -gt 0 ] || bg_build CONT
+}
+
+# vm_start JOB: start JOB's VM with vm_args once a slot is free
+vm_start()
+{
+	while [ ${#job_name[@]} -ge "$jobs" ]; do
+		vm_reap
+	done
+	bg_build STOP
+	vm_job "$1" "${vm_args[@]}" >"$out/job-$1.log" 2>&1 &
+	job_name[$!]=$1
+	job_t0[$!]=$(date +%s)
+	echo "== VM $1 started (${#job_name[@]} of $jobs running)"
+}
+
+if [ -n "$torture$boot" ]; then
+	# the selftests, once: every VM runs them from build/ksft
+	make -s selftests >"$out/selftests-vm-build.log" 2>&1 ||
+		cat "$out/selftests-vm-build.log"
+fi
+
+# The queue: the debug kernel first when it is built (the longest VM),
+# last when its build still runs (it is waited for once nothing else is
+# left to start).
+queue=()
+for name in $boot; do
+	[ "$name" = debug ] || continue
+	if [ -z "$debug_pid" ] || ! kill -0 "$debug_pid" 2>/dev/null ||
+	   "$dk" image >/dev/null 2>&1; then
+		queue=(debug)
+	fi
+done
+for name in $boot; do
+	[ "$name" = debug ] || queue+=("$name")
+done
+for name in $torture; do
+	queue+=("torture-$name")
+done
+[[ " $boot " != *" debug "* || " ${queue[*]} " == *" debug "* ]] || queue+=(debug)
+
+# DKMS: clear every kernel's state before the first install
+for name in $boot; do
+	[ "$name" = debug ] && continue
+	if ! "$ks" fetch "$name" >"$out/fetch-$name.log" 2>&1; then
+		tail -n 20 "$out/fetch-$name.log"
+		tap "vm-$name" 1 "fetch kernel $name"
+		continue
+	fi
+	fetched[$name]=1
+	dkms_clean "$name"
+done
+
+for job in "${queue[@]}"; do
+	echo "== prepare $job"
+	vm_args=()
+	case $job in
+	torture-*) prepare_torture "${job#torture-}" ;;
+	debug) prepare_suite debug ;;
+	*) [ -z "${fetched[$job]:-}" ] || prepare_suite "$job" ;;
+	esac
+	[ ${#vm_args[@]} -eq 0 ] || vm_start "$job"
+done
+while [ ${#job_name[@]} -gt 0 ]; do
+	vm_reap
+done
+for name in $boot; do
 	[ "$name" = debug ] || dkms_clean "$name"
 done
 

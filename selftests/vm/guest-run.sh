@@ -18,8 +18,8 @@ tap=$(mktemp)
 # The kselftest runner writes through /dev/stdout, which virtme-ng points
 # at its own output port: point it back at this process's stdout.
 ln -sf /proc/self/fd/1 /dev/stdout
-export KPROF_KO=$proj/kprofmod.ko KPROF_BIN=$proj/userspace/kprof
-export KPROF_PEER_KO=$proj/selftests/peer/kprof_peer.ko
+export KPROF_KO=${KPROF_KO:-$proj/kprofmod.ko} KPROF_BIN=${KPROF_BIN:-$proj/userspace/kprof}
+export KPROF_PEER_KO=${KPROF_PEER_KO:-$proj/selftests/peer/kprof_peer.ko}
 # The overhead guard is off for the suite (guard_test sets its own
 # budgets): under CPU emulation a probe hit costs tens of times what it
 # costs on hardware, so at the default 1% the guard would rightly shed
