@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "symbolize.h"
@@ -35,38 +36,171 @@ struct kp_sym {
 };
 
 /*
- * The process whose modules are being looked up: find_elf below opens a
- * mapping's file through /proc/PID/root, so that processes in another
- * mount namespace (containers) or chroot resolve their own files.
+ * The process whose modules are being looked up: find_elf below opens the
+ * file a mapping maps, of that process.
  */
 static pid_t kp_sym_cur_pid;
 
+/* Where separate debug files are looked for: root's directory only. */
+#define KP_DEBUG_DIR	"/usr/lib/debug"
+
+/*
+ * The first line of /proc/PID/maps that maps @name (also as "@name
+ * (deleted)"): its range, device and inode.  0, or -1.
+ */
+static int maps_find(pid_t pid, const char *name, unsigned long *start,
+		     unsigned long *end, dev_t *dev, ino_t *ino)
+{
+	unsigned int major, minor;
+	unsigned long long inode;
+	char path[64], *line = NULL;
+	size_t cap = 0, nlen = strlen(name);
+	int ret = -1, pos;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		char *file;
+
+		pos = -1;
+		if (sscanf(line, "%lx-%lx %*s %*s %x:%x %llu %n", start, end,
+			   &major, &minor, &inode, &pos) != 5 || pos < 0)
+			continue;
+		file = line + pos;
+		file[strcspn(file, "\n")] = '\0';
+		if (strncmp(file, name, nlen) ||
+		    (file[nlen] && strcmp(file + nlen, " (deleted)")))
+			continue;
+		*dev = makedev(major, minor);
+		*ino = (ino_t)inode;
+		ret = 0;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * @fd is a regular file with @dev and @ino: the file that is mapped.
+ * Closes @fd and returns -1 if not.
+ */
+static int check_mapped(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+			st.st_dev != dev || st.st_ino != ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The file a mapping of the process maps, whatever its path names now:
+ * /proc/PID/map_files/START-END opens the mapped file itself (a deleted
+ * one too); without the capability that needs, the path under
+ * /proc/PID/root, not following a last symlink, not blocking.  Either is
+ * accepted only as a regular file with the device and inode of the
+ * mapping.  Another process's path is never opened in the reader's own
+ * namespace.
+ */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 		    Dwarf_Addr base, char **file_name, Elf **elfp)
 {
+	unsigned long start, end;
 	char path[PATH_MAX];
-	struct stat st;
+	dev_t dev;
+	ino_t ino;
 	int fd;
 
-	if (name[0] == '/' && kp_sym_cur_pid > 0 &&
+	if (name[0] != '/')	/* [vdso]: read from the process */
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base,
+						file_name, elfp);
+	if (kp_sym_cur_pid <= 0 ||
+	    maps_find(kp_sym_cur_pid, name, &start, &end, &dev, &ino))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx",
+		 kp_sym_cur_pid, start, end);
+	fd = check_mapped(open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+				     O_CLOEXEC), dev, ino);
+	if (fd < 0 &&
 	    snprintf(path, sizeof(path), "/proc/%d/root%s", kp_sym_cur_pid,
-		     name) < (int)sizeof(path) &&
-	    !stat(path, &st) && S_ISREG(st.st_mode)) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		     name) < (int)sizeof(path))
+		fd = check_mapped(open(path, O_RDONLY | O_NOFOLLOW |
+					     O_NONBLOCK | O_NOCTTY |
+					     O_CLOEXEC), dev, ino);
+	if (fd < 0)
+		return -1;
+	*file_name = strdup(path);
+	if (!*file_name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Separate debug information by build ID under root's KP_DEBUG_DIR only:
+ * never the file named by the binary's .gnu_debuglink or one beside it
+ * (in a directory its owner controls, where a FIFO blocked the reader).
+ * Opened without blocking, accepted only as a regular file.  With
+ * KPROF_DEBUGINFOD=1, debuginfod after that (elfutils' build-ID search,
+ * KP_DEBUG_DIR its only directory).
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *dbg = getenv("KPROF_DEBUGINFOD");
+	char path[sizeof(KP_DEBUG_DIR "/.build-id/") + 2 * 64 + 8];
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	struct stat st;
+	size_t len;
+	int n, i, fd;
+
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n >= 2 && n <= 64) {
+		len = snprintf(path, sizeof(path), KP_DEBUG_DIR "/.build-id/%02x/",
+			       bits[0]);
+		for (i = 1; i < n; i++)
+			len += snprintf(path + len, sizeof(path) - len, "%02x",
+					bits[i]);
+		snprintf(path + len, sizeof(path) - len, ".debug");
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+		}
 		if (fd >= 0) {
-			*file_name = strdup(path);
-			if (*file_name)
+			*debuginfo_file_name = strdup(path);
+			if (*debuginfo_file_name)
 				return fd;
 			close(fd);
 		}
 	}
-	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name,
-					elfp);
+	if (dbg && !strcmp(dbg, "1"))
+		return dwfl_build_id_find_debuginfo(mod, userdata, modname,
+						    base, file_name,
+						    debuglink_file,
+						    debuglink_crc,
+						    debuginfo_file_name);
+	return -1;
 }
+
+static char kp_debug_dir[] = KP_DEBUG_DIR;
+static char *kp_debug_path = kp_debug_dir;
 
 static const Dwfl_Callbacks kp_dwfl_callbacks = {
 	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
+	.debuginfo_path = &kp_debug_path,
 };
 
 /*

@@ -2,11 +2,18 @@
 /* Tests: user-space symbolization and the stack cache, on this process. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <math.h>
+#include <zlib.h>
 
 #include "../snapshot.h"
 #include "../stack.h"
@@ -323,12 +330,268 @@ static void test_stack_check(void)
 	EXPECT(!kp_stack_check(&st, NULL, 0, err, sizeof(err)), "no strings");
 }
 
+/* ---- files that another user controls ---- */
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n = -1;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (out >= 0)
+		close(out);
+	return out < 0 || n < 0 ? -1 : 0;
+}
+
+/* The file zlib (a stripped system library) is loaded from. */
+static const char *zlib_path(void)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)zlibVersion, &info) || !info.dli_fname)
+		return NULL;
+	return info.dli_fname;
+}
+
+/* @file's .gnu_debuglink name into @buf; 0, or -1 if it has none. */
+static int debuglink_of(const char *file, char *buf, size_t len)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC), ret = -1;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (!name || strcmp(name, ".gnu_debuglink"))
+				continue;
+			d = elf_getdata(scn, NULL);
+			if (d && d->d_size && memchr(d->d_buf, 0, d->d_size)) {
+				snprintf(buf, len, "%s", (const char *)d->d_buf);
+				ret = 0;
+			}
+			break;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/*
+ * A child that loads @lib, then runs @after (may be NULL) on @lib, and
+ * reports zlibVersion's address in it; it waits to be killed.  Returns
+ * its pid (*addr set), or -1.
+ */
+static pid_t zlib_child(const char *lib, void (*after)(const char *lib),
+			uint64_t *addr)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		uint64_t a = 0;
+
+		if (h)
+			a = (uint64_t)(uintptr_t)dlsym(h, "zlibVersion");
+		if (after)
+			after(lib);
+		if (write(p[1], &a, sizeof(a)) != sizeof(a))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], addr, sizeof(*addr)) != sizeof(*addr) ||
+	    !*addr) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		close(p[0]);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/*
+ * kp_sym_lookup(@pid, @addr) in a child of its own, given @secs seconds:
+ * elfutils retries an open() that a signal interrupts, so a lookup that
+ * blocks can only be ended from outside.  1, 0, -1 as kp_sym_lookup()
+ * (@res->func set), or -2 when it did not end in time.
+ */
+static int lookup_bounded(pid_t pid, uint64_t addr, int secs,
+			  struct kp_sym_res *res)
+{
+	struct pollfd pfd;
+	int p[2], found = -2;
+	pid_t reader;
+
+	memset(res, 0, sizeof(*res));
+	if (pipe(p))
+		return -2;
+	reader = fork();
+	if (!reader) {
+		struct kp_sym *sym = kp_sym_new();
+
+		found = kp_sym_lookup(sym, pid, addr, 0, res);
+		if (write(p[1], &found, sizeof(found)) != sizeof(found) ||
+		    write(p[1], res, sizeof(*res)) != sizeof(*res))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	if (reader > 0 && poll(&pfd, 1, secs * 1000) == 1 &&
+	    read(p[0], &found, sizeof(found)) == sizeof(found) &&
+	    read(p[0], res, sizeof(*res)) != sizeof(*res))
+		found = -2;
+	if (reader > 0) {
+		kill(reader, SIGKILL);
+		waitpid(reader, NULL, 0);
+	}
+	close(p[0]);
+	return found;
+}
+
+/*
+ * Debug files are not looked for beside the library (a directory its
+ * owner controls) or under the name its .gnu_debuglink gives: FIFOs there
+ * blocked the reader in open() for good.
+ */
+static void test_debug_fifo(void)
+{
+	char d[] = "/tmp/kprof-t-sym.XXXXXX", lib[96], link[256], f[400];
+	const char *z = zlib_path();
+	struct kp_sym_res res;
+	uint64_t addr;
+	pid_t pid;
+	int found;
+
+	if (!z || !mkdtemp(d)) {
+		EXPECT(0, "setup: zlib at %s", z ? z : "?");
+		return;
+	}
+	snprintf(lib, sizeof(lib), "%s/libkpt.so", d);
+	EXPECT(!copy_file(z, lib), "copy %s", z);
+	snprintf(f, sizeof(f), "%s.debug", lib);
+	EXPECT(!mkfifo(f, 0644), "fifo %s", f);
+	snprintf(f, sizeof(f), "%s/.debug", d);
+	mkdir(f, 0755);
+	if (!debuglink_of(lib, link, sizeof(link))) {
+		snprintf(f, sizeof(f), "%s/%s", d, link);
+		EXPECT(!mkfifo(f, 0644), "fifo %s", f);
+		snprintf(f, sizeof(f), "%s/.debug/%s", d, link);
+		EXPECT(!mkfifo(f, 0644), "fifo %s", f);
+	}
+	pid = zlib_child(lib, NULL, &addr);
+	if (pid < 0) {
+		EXPECT(0, "child");
+		goto out;
+	}
+	found = lookup_bounded(pid, addr, 20, &res);
+	EXPECT(found != -2, "the lookup blocked (20 s): a FIFO was opened");
+	EXPECT(found == 1 && !strcmp(res.func, "zlibVersion"),
+	       "found %d '%s' in '%s'", found, res.func, res.module);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+out:
+	snprintf(f, sizeof(f), "rm -rf '%s'", d);
+	if (system(f))
+		kp_test_diag("cannot remove %s", d);
+}
+
+static const char *secret_lib;
+
+/* Delete the loaded library; plant "LIB (deleted)" -> another library. */
+static void replace_deleted(const char *lib)
+{
+	char f[128];
+
+	unlink(lib);
+	snprintf(f, sizeof(f), "%s (deleted)", lib);
+	if (symlink(secret_lib, f))
+		_exit(1);
+}
+
+/*
+ * A deleted library whose maps name, "LIB (deleted)", is now a symlink to
+ * another file: the symbols come from the mapped file, never from the
+ * file the link points at (libm here, a root-only file in the attack).
+ */
+static void test_deleted_symlink(void)
+{
+	char d[] = "/tmp/kprof-t-sym.XXXXXX", lib[96], f[160];
+	Dl_info info;
+	const char *z = zlib_path();
+	struct kp_sym_res res;
+	struct kp_sym *sym;
+	uint64_t addr;
+	pid_t pid;
+	int found;
+
+	if (!z || !dladdr((void *)cos, &info) || !info.dli_fname ||
+	    !mkdtemp(d)) {
+		EXPECT(0, "setup");
+		return;
+	}
+	secret_lib = info.dli_fname;
+	snprintf(lib, sizeof(lib), "%s/libkpx.so", d);
+	EXPECT(!copy_file(z, lib), "copy %s", z);
+	pid = zlib_child(lib, replace_deleted, &addr);
+	sym = kp_sym_new();
+	if (pid < 0 || !sym) {
+		EXPECT(0, "child or symbolizer");
+		goto out;
+	}
+	found = kp_sym_lookup(sym, pid, addr, 0, &res);
+	EXPECT(found == 1 && !strcmp(res.func, "zlibVersion"),
+	       "found %d '%s' in '%s' (the link points at %s)", found,
+	       res.func, res.module, secret_lib);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+out:
+	kp_sym_free(sym);
+	snprintf(f, sizeof(f), "rm -rf '%s'", d);
+	if (system(f))
+		kp_test_diag("cannot remove %s", d);
+}
+
 const struct kp_test t_symbolize[] = {
 	{ "symbolize: functions of this process and libc", test_self },
 	{ "symbolize: unmapped, ip 0, dead and invalid processes are [unknown]", test_unknown },
 	{ "symbolize: a process exiting between intervals", test_process_exits },
 	{ "symbolize: maps re-read on a miss at most once per interval", test_refresh_once_per_interval },
 	{ "symbolize: more processes than the cache holds", test_many_processes },
+	{ "symbolize: no debug file beside a library or by its debuglink (FIFOs there)", test_debug_fifo },
+	{ "symbolize: a deleted library is read from the mapping, not a planted symlink", test_deleted_symlink },
 	{ "stack: cache from a snapshot, then the module, once per ID", test_stack_cache },
 	{ "stack: kp_stack_check on a query's strings", test_stack_check },
 	{ NULL, NULL },
