@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -201,23 +203,88 @@ static int params_syntax(int argc, char **argv)
 	return 0;
 }
 
-/* Is @path an ELF file?  Prints why not. */
-static int is_elf(const char *path)
+/*
+ * Who may have changed @st's contents (a file) or entries (a directory):
+ * root only, or NULL.  A sticky directory's entries are its owner's and
+ * each entry owner's: its being writable by all is fine.
+ */
+static const char *unsafe_owner(const struct stat *st)
 {
-	char magic[4];
-	int fd, ok;
+	if (st->st_uid != 0)
+		return "belongs to a user other than root";
+	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
+		return NULL;
+	if (st->st_mode & S_IWOTH)
+		return "is writable by others";
+	if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
+		return "is writable by a group other than root";
+	return NULL;
+}
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+/*
+ * Open the --ko file once: a regular ELF file that only root can have
+ * written, in directories only root can change, up to /.  The module is
+ * inserted from this descriptor (finit_module), not from @path again.
+ * The descriptor, or -1 (printed).
+ */
+static int open_ko(const char *path)
+{
+	char magic[4], *real, *slash;
+	const char *why;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		kp_err("load: --ko %s: %s", path, strerror(errno));
-		return 0;
+		return -1;
 	}
-	ok = read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
-	close(fd);
-	if (!ok)
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		kp_err("load: --ko %s: not a regular file", path);
+		goto fail;
+	}
+	if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, "\177ELF", 4)) {
 		kp_err("load: --ko %s: not a kernel module (no ELF header)",
 		       path);
-	return ok;
+		goto fail;
+	}
+	why = unsafe_owner(&st);
+	if (why) {
+		kp_err("load: refusing --ko %s: the file %s", path, why);
+		goto fail;
+	}
+	real = realpath(path, NULL);
+	if (!real) {
+		kp_err("load: --ko %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* every directory from the file's up to / */
+	while ((slash = strrchr(real, '/'))) {
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(real, &st)) {
+			kp_err("load: --ko %s: %s: %s", path, real,
+			       strerror(errno));
+			free(real);
+			goto fail;
+		}
+		why = unsafe_owner(&st);
+		if (why) {
+			kp_err("load: refusing --ko %s: directory %s %s", path,
+			       real, why);
+			free(real);
+			goto fail;
+		}
+		if (slash == real)
+			break;
+	}
+	free(real);
+	return fd;
+fail:
+	close(fd);
+	return -1;
 }
 
 /*
@@ -327,7 +394,7 @@ static int load_run(int argc, char **argv)
 	struct kmod_ctx *ctx;
 	const char *ko = NULL;
 	char options[4096];
-	int c, err, ret, kmsg = -1;
+	int c, err, ret, kmsg = -1, ko_fd = -1;
 
 	optind = 1;
 	opterr = 0;
@@ -356,13 +423,20 @@ static int load_run(int argc, char **argv)
 
 	if (params_syntax(argc - optind, argv + optind))
 		return KP_EXIT_USAGE;
-	if (ko && !is_elf(ko))
-		return KP_EXIT_FAIL;
+	if (ko) {
+		ko_fd = open_ko(ko);
+		if (ko_fd < 0)
+			return KP_EXIT_FAIL;
+	}
 	ctx = kmod_open("load");
-	if (!ctx)
+	if (!ctx) {
+		if (ko_fd >= 0)
+			close(ko_fd);
 		return KP_EXIT_FAIL;
+	}
 	ret = KP_EXIT_FAIL;
 	if (ko) {
+		/* the name and parameters; the file is inserted by ko_fd */
 		err = kmod_module_new_from_path(ctx, ko, &mod);
 		if (err < 0) {
 			kp_err("load: --ko %s: not a kernel module (%s)", ko,
@@ -395,7 +469,7 @@ static int load_run(int argc, char **argv)
 	}
 	kmsg = kmsg_open();
 	if (ko)
-		err = kmod_module_insert_module(mod, 0, options);
+		err = syscall(SYS_finit_module, ko_fd, options, 0) ? -errno : 0;
 	else
 		err = kmod_module_probe_insert_module(mod,
 						      KMOD_PROBE_FAIL_ON_LOADED,
@@ -415,6 +489,8 @@ out:
 		close(kmsg);
 	kmod_module_unref(mod);
 	kmod_unref(ctx);
+	if (ko_fd >= 0)
+		close(ko_fd);
 	return ret;
 }
 

@@ -243,6 +243,35 @@ expect 1 'not a kernel module \(no ELF header\)' "load --ko of a non-module: exi
 	-- nomod load --ko "$HERE/cli.sh"
 expect 1 "load: --ko $TMP/none: No such file" "load --ko of a missing file: exit 1" \
 	-- nomod load --ko "$TMP/none"
+# --ko: only a file that root alone can have written, in directories
+# root alone can change (root only: chown)
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p "$TMP/ko/ww" "$TMP/ko/safe"
+	chmod 0777 "$TMP/ko/ww"
+	cp /bin/true "$TMP/ko/ww/kprofmod.ko"
+	expect 1 "^kprof: load: refusing --ko $TMP/ko/ww/kprofmod\\.ko: directory $TMP/ko/ww is writable by others\$" \
+		"load --ko in a directory others can write: refused" -- nomod load --ko "$TMP/ko/ww/kprofmod.ko"
+	cp /bin/true "$TMP/ko/safe/kprofmod.ko"
+	chmod 0666 "$TMP/ko/safe/kprofmod.ko"
+	expect 1 "^kprof: load: refusing --ko $TMP/ko/safe/kprofmod\\.ko: the file is writable by others\$" \
+		"load --ko of a file others can write: refused" -- nomod load --ko "$TMP/ko/safe/kprofmod.ko"
+	chmod 0644 "$TMP/ko/safe/kprofmod.ko"
+	chown 65534 "$TMP/ko/safe/kprofmod.ko"
+	expect 1 "^kprof: load: refusing --ko $TMP/ko/safe/kprofmod\\.ko: the file belongs to a user other than root\$" \
+		"load --ko of a file another user owns: refused" -- nomod load --ko "$TMP/ko/safe/kprofmod.ko"
+	chown 0 "$TMP/ko/safe/kprofmod.ko"
+	chown 65534 "$TMP/ko/safe"
+	expect 1 "^kprof: load: refusing --ko $TMP/ko/safe/kprofmod\\.ko: directory $TMP/ko/safe belongs to a user other than root\$" \
+		"load --ko in a directory another user owns: refused" -- nomod load --ko "$TMP/ko/safe/kprofmod.ko"
+	mkfifo "$TMP/ko/fifo.ko"
+	expect 1 "^kprof: load: --ko $TMP/ko/fifo\\.ko: not a regular file\$" \
+		"load --ko of a FIFO: refused at once" -- nomod load --ko "$TMP/ko/fifo.ko"
+else
+	for what in "a directory others can write" "a file others can write" \
+		    "a file another user owns" "a directory another user owns" "a FIFO"; do
+		skip "load --ko: $what" "not root"
+	done
+fi
 expect 1 'kprofmod is not loaded' "report with every option valid, without module: exit 1" \
 	-- nomod report -d 0.01 --json --top 100000 --freq 10000 --no-tcp -p $$ \
 	--rport 80 --lport 8080 --role server -4 -6 --threshold 0
