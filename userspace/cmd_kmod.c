@@ -141,6 +141,7 @@ static void holders(char *buf, size_t len)
 		if (f)
 			fclose(f);
 		comm[strcspn(comm, "\n")] = '\0';
+		kp_text_sanitize(comm);
 		used += snprintf(buf + used, used < len ? len - used : 0,
 				 "%spid %s (%s)", n ? ", " : "", e->d_name,
 				 comm);

@@ -5,6 +5,7 @@
 #include "addr.h"
 #include "hist.h"
 #include "report.h"
+#include "util.h"
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -108,4 +109,5 @@ json_object *kp_json_drops(const struct kp_drops *d)
 void kp_comm(char out[17], const char comm[16])
 {
 	snprintf(out, 17, "%.*s", 16, comm);
+	kp_text_sanitize(out);
 }

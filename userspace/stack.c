@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 
 #include "stack.h"
+#include "util.h"
 
 /* Attempts at symbolizing a user frame that came out "[unknown]". */
 #define KP_SYM_TRIES	3
@@ -74,6 +75,8 @@ static int info_fill(struct kp_stack_info *si, const struct kprof_stack *st,
 	si->tgid = st->tgid;
 	snprintf(si->comm, sizeof(si->comm), "%.*s", (int)sizeof(st->comm),
 		 st->comm);
+	/* a task names itself: nothing it chose reaches a terminal raw */
+	kp_text_sanitize(si->comm);
 	si->nr_kernel = st->nr_kernel;
 	si->nr_user = st->nr_user;
 	si->ksyms_missing = !st->nr_kernel &&
@@ -82,6 +85,7 @@ static int info_fill(struct kp_stack_info *si, const struct kprof_stack *st,
 		si->kernel[i] = strdup(kp_stack_ksym(st, strings, i));
 		if (!si->kernel[i])
 			return -ENOMEM;
+		kp_text_sanitize(si->kernel[i]);
 	}
 	memcpy(si->user_ips, st->user_ips, sizeof(si->user_ips));
 	return 0;

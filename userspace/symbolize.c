@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "symbolize.h"
+#include "util.h"
 
 /*
  * Processes with a Dwfl at once; the least recently used goes first.  A
@@ -350,6 +351,9 @@ int kp_sym_lookup(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
 	kp_sym_cur_pid = 0;
 	if (found < 0)
 		memset(res, 0, sizeof(*res));
+	/* names from files other users may have written */
+	kp_text_sanitize(res->func);
+	kp_text_sanitize(res->module);
 	return found;
 }
 

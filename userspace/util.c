@@ -35,3 +35,59 @@ int kp_use_color(int no_color)
 	return isatty(STDOUT_FILENO) && !no_color && !(nc && *nc) &&
 	       !(term && !strcmp(term, "dumb"));
 }
+
+/* The length of the valid UTF-8 sequence at @s, 0 if none; *cp its value. */
+static unsigned int utf8_seq(const unsigned char *s, unsigned int *cp)
+{
+	unsigned int n, i, c = s[0], min;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		c &= 0x1f;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		c &= 0x0f;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* the NUL ends it too */
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+unsigned int kp_text_sanitize(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	unsigned int n, i, cp, bad = 0;
+
+	while (*p) {
+		n = utf8_seq(p, &cp);
+		if (n && cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp >= 0xa0)) {
+			p += n;
+			continue;
+		}
+		if (!n)
+			n = 1;
+		for (i = 0; i < n; i++)
+			p[i] = '?';
+		bad += n;
+		p += n;
+	}
+	return bad;
+}

@@ -22,6 +22,16 @@ void kp_err_progress(int on);
  */
 int kp_use_color(int no_color);
 
+/*
+ * Make @s, a string other users shape (a comm, a symbol or file name),
+ * safe to print and valid UTF-8, in place and at the same length: every
+ * byte of a control character (C0, DEL, C1) or of an invalid UTF-8
+ * sequence (a stray or truncated byte, an overlong form, a surrogate,
+ * above U+10FFFF) becomes '?', as ps(1) shows them.  Returns the number
+ * of bytes replaced.
+ */
+unsigned int kp_text_sanitize(char *s);
+
 #define KP_C_BOLD	"\033[1m"
 #define KP_C_OFF	"\033[0m"
 

@@ -1330,6 +1330,46 @@ assert b["id"] == 12 and b["tgid"] == 0 and b["user"] == [] and len(b["kernel"])
 PY
 echo $?)" "stacks --json: one valid object per stack"
 
+# --- names other users choose: escaped on a terminal, valid UTF-8 in JSON ---------
+# no_ctl FILE: no control byte but newline and tab (no colour asked for)
+no_ctl()
+{
+	! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$1"
+}
+# utf8_json FILE: every line (or the whole file) strict UTF-8 JSON
+utf8_json()
+{
+	python3 - "$1" <<'PY'
+import json, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+try:
+    json.loads(t)
+except ValueError:
+    for l in t.splitlines():
+        json.loads(l)
+PY
+}
+for hostile in "$(printf '\033]0;pwn\a\033[2K\033[1A')" "$(printf 'x\377\303(y\302\233z')"; do
+	what=escapes
+	case $hostile in x*) what="invalid UTF-8" ;; esac
+	export KPROF_FAKE_COMM=$hostile
+	fake top -n 1 -i 0.1 --no-color --top 100 >"$TMP/h.top" 2>&1
+	fake stacks 21 7 >"$TMP/h.stacks" 2>&1
+	fake report -d 0.2 --no-color >"$TMP/h.report" 2>&1
+	result "$(no_ctl "$TMP/h.top" && no_ctl "$TMP/h.stacks" && no_ctl "$TMP/h.report" &&
+		  grep -q '?' "$TMP/h.stacks"; echo $?)" \
+		"a comm of $what: top, stacks and report print no control byte"
+	fake top -n 1 -i 0.1 --json >"$TMP/h.top.json" 2>/dev/null
+	fake stacks --json 21 7 >"$TMP/h.stacks.json" 2>/dev/null
+	fake report -d 0.2 --json >"$TMP/h.report.json" 2>/dev/null
+	fake record -d 0.2 --format json -o "$TMP/h.rec.json" 2>/dev/null
+	result "$(utf8_json "$TMP/h.top.json" && utf8_json "$TMP/h.stacks.json" &&
+		  utf8_json "$TMP/h.report.json" && utf8_json "$TMP/h.rec.json" &&
+		  no_ctl "$TMP/h.stacks.json"; echo $?)" \
+		"a comm of $what: top, stacks, report and record JSON is strict UTF-8, no raw control byte"
+	unset KPROF_FAKE_COMM
+done
+
 echo "1..$n"
 [ "$failed" -eq 0 ] || echo "# $failed of $n tests failed"
 [ "$failed" -eq 0 ]

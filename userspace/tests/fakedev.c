@@ -71,6 +71,20 @@ static void fake_log(const char *fmt, ...)
 	fclose(f);
 }
 
+/*
+ * KPROF_FAKE_COMM, when set, is the comm of "fake-app" and "fake-client"
+ * (16 bytes, no NUL needed, as a task can set it): the hostile name tests.
+ */
+static void fake_comm(char comm[16], const char *dflt)
+{
+	const char *c = getenv("KPROF_FAKE_COMM");
+
+	memset(comm, 0, 16);
+	if (!c || (strcmp(dflt, "fake-app") && strcmp(dflt, "fake-client")))
+		c = dflt;
+	memcpy(comm, c, strnlen(c, 16));
+}
+
 static long env_num(const char *name, long dflt)
 {
 	const char *v = getenv(name);
@@ -269,7 +283,7 @@ static int fill_cpu_stack(uint32_t id, struct kprof_stack *st, const char **ks,
 	*len = 0;
 	st->id = id;
 	st->tgid = getpid();
-	memcpy(st->comm, "fake-app", 8);
+	fake_comm(st->comm, "fake-app");
 	switch (id) {
 	case 23:
 		*ks = ksyms23;
@@ -306,7 +320,7 @@ static void fill_cpu_row(struct kprof_cpu_row *r, uint32_t stack_id,
 	r->stack_id = stack_id;
 	r->tgid = tgid;
 	r->samples = samples;
-	strncpy(r->comm, comm, sizeof(r->comm));
+	fake_comm(r->comm, comm);
 }
 
 static void fill_stack7(struct kprof_stack *st)
@@ -320,7 +334,7 @@ static void fill_stack7(struct kprof_stack *st)
 	st->user_ips[0] = (uintptr_t)getpid;
 	st->user_ips[1] = (uintptr_t)nanosleep + 1;	/* a return address */
 	st->user_ips[2] = 0x1000;			/* nothing mapped */
-	memcpy(st->comm, "fake-client", 12);
+	fake_comm(st->comm, "fake-client");
 }
 
 static int api11(void)

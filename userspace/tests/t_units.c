@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Tests: option values (durations, intervals, numbers, port lists). */
+#include <stdio.h>
 #include <string.h>
 
 #include "../opts.h"
 #include "../units.h"
+#include "../util.h"
 #include "unit.h"
 
 #define MS	1000000ULL
@@ -181,6 +183,39 @@ static void test_ports(void)
 	EXPECT(!kp_parse_ports("1001", p, &n, 16) && n == 16, "known port at the limit");
 }
 
+/* kp_text_sanitize: what a terminal or a strict JSON parser must not see */
+static void test_sanitize(void)
+{
+	static const struct {
+		const char *in, *out;
+		unsigned int bad;
+	} cases[] = {
+		{ "nginx: worker", "nginx: worker", 0 },
+		{ "z\xc3\xbcrich \xe2\x82\xac \xf0\x9f\x98\x80", "z\xc3\xbcrich \xe2\x82\xac \xf0\x9f\x98\x80", 0 },
+		{ "\x1b]0;pwn\a\x1b[2K", "?]0;pwn??[2K", 3 },
+		{ "tab\there\n", "tab?here?", 2 },
+		{ "del\x7f", "del?", 1 },
+		{ "c1 \xc2\x9b" "1A", "c1 ??1A", 2 },		/* CSI, 8-bit */
+		{ "cut \xc3", "cut ?", 1 },			/* truncated */
+		{ "stray \x80\xbf", "stray ??", 2 },
+		{ "over \xc0\xaf \xe0\x80\xaf", "over ?? ???", 5 },	/* overlong */
+		{ "sur \xed\xa0\x80", "sur ???", 3 },		/* surrogate */
+		{ "big \xf4\x90\x80\x80", "big ????", 4 },	/* > U+10FFFF */
+		{ "\xff\xfe", "??", 2 },
+		{ "", "", 0 },
+	};
+	unsigned int i, bad;
+	char buf[64];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		bad = kp_text_sanitize(buf);
+		EXPECT(!strcmp(buf, cases[i].out) && bad == cases[i].bad,
+		       "case %u: got '%s' (%u replaced), want '%s' (%u)", i,
+		       buf, bad, cases[i].out, cases[i].bad);
+	}
+}
+
 const struct kp_test t_units[] = {
 	{ "units: durations with and without units", test_durations },
 	{ "units: invalid durations refused", test_durations_bad },
@@ -188,5 +223,6 @@ const struct kp_test t_units[] = {
 	{ "units: human durations ns/us/ms/s", test_format },
 	{ "opts: strict unsigned integers", test_uint },
 	{ "opts: port lists (ranges, duplicates, limit, repeats)", test_ports },
+	{ "util: names others choose made printable and valid UTF-8", test_sanitize },
 	{ NULL, NULL },
 };
