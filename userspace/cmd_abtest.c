@@ -13,8 +13,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,12 @@ struct ab_opts {
 	int json;
 	int verbose;
 	char **argv;		/* the command */
+	const char *user;	/* --user, or NULL */
+	/* whom the command runs as: set by ab_user() */
+	int as_other;		/* not as kprof's own user */
+	uid_t uid;
+	gid_t gid;
+	char *name, *home, *shell;
 	struct kp_sess_opts sess;
 };
 
@@ -52,17 +60,84 @@ enum {
 	OPT_ROUNDS = 0x100,
 	OPT_WARMUP,
 	OPT_JSON,
+	OPT_USER,
 };
 
 static const struct option ab_longopts[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	KP_SESS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
+
+/*
+ * Whom COMMAND runs as: --user USER (a name or a number), else, under
+ * sudo, the user who ran sudo (SUDO_UID), else kprof's own user.  A
+ * command that runs as root because kprof does would run with root's
+ * power whatever the operator meant.  Returns -1, or KP_EXIT_USAGE
+ * (printed).
+ */
+static int ab_user(struct ab_opts *o)
+{
+	const char *sudo = getenv("SUDO_UID");
+	struct passwd *pw = NULL;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	if (o->user) {
+		pw = getpwnam(o->user);
+		if (!pw) {
+			v = strtoul(o->user, &end, 10);
+			if (*o->user >= '0' && *o->user <= '9' && !*end &&
+			    v <= UINT32_MAX - 1)
+				pw = getpwuid((uid_t)v);
+		}
+		if (!pw) {
+			kp_err("abtest: --user '%s': no such user", o->user);
+			return KP_EXIT_USAGE;
+		}
+	} else if (sudo && getuid() == 0) {
+		v = strtoul(sudo, &end, 10);
+		if (*sudo && !*end)
+			pw = getpwuid((uid_t)v);
+	}
+	if (!pw || pw->pw_uid == geteuid())
+		return -1;
+	if (geteuid() != 0) {
+		kp_err("abtest: running COMMAND as %s needs root", pw->pw_name);
+		return KP_EXIT_USAGE;
+	}
+	o->as_other = 1;
+	o->uid = pw->pw_uid;
+	o->gid = pw->pw_gid;
+	o->name = strdup(pw->pw_name);
+	o->home = strdup(pw->pw_dir);
+	o->shell = strdup(pw->pw_shell);
+	if (!o->name || !o->home || !o->shell) {
+		kp_err("out of memory");
+		return KP_EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* In the child: become the user COMMAND runs as.  0, or -1. */
+static int ab_become(const struct ab_opts *o)
+{
+	if (!o->as_other)
+		return 0;
+	if (initgroups(o->name, o->gid) || setgid(o->gid) || setuid(o->uid))
+		return -1;
+	setenv("HOME", o->home, 1);
+	setenv("USER", o->name, 1);
+	setenv("LOGNAME", o->name, 1);
+	setenv("SHELL", o->shell, 1);
+	return 0;
+}
 
 /* Returns -1 to run, else the exit status. */
 static int ab_parse(int argc, char **argv, struct ab_opts *o)
@@ -102,6 +177,13 @@ static int ab_parse(int argc, char **argv, struct ab_opts *o)
 		case OPT_JSON:
 			o->json = 1;
 			break;
+		case OPT_USER:
+			if (!*optarg) {
+				kp_err("abtest: --user '': an empty user name");
+				return KP_EXIT_USAGE;
+			}
+			o->user = optarg;
+			break;
 		case 'v':
 			o->verbose = 1;
 			break;
@@ -124,7 +206,7 @@ static int ab_parse(int argc, char **argv, struct ab_opts *o)
 		return KP_EXIT_USAGE;
 	}
 	o->argv = argv + optind;
-	return -1;
+	return ab_user(o);
 }
 
 /*
@@ -181,6 +263,11 @@ static int run_once(const struct ab_opts *o, struct kp_session *s,
 				dup2(fd, STDOUT_FILENO);
 				dup2(fd, STDERR_FILENO);
 			}
+		}
+		if (ab_become(o)) {
+			dprintf(STDERR_FILENO, "kprof: abtest: cannot run as %s: %s\n",
+				o->name, strerror(errno));
+			_exit(127);
 		}
 		execvp(o->argv[0], o->argv);
 		_exit(127);
@@ -425,18 +512,26 @@ out:
 	free(r.a);
 	free(r.b);
 	free(r.slow);
+	free(o.name);
+	free(o.home);
+	free(o.shell);
 	return kp_session_end(&s, ret);
 }
 
 const struct kp_cmd kp_cmd_abtest = {
 	.name = "abtest",
 	.summary = "measure what tracing costs a command: runs with and without",
-	.usage = "kprof abtest [--rounds N] [--warmup N] [--json] [-v] [--freq HZ]\n"
+	.usage = "kprof abtest [--rounds N] [--warmup N] [--json] [-v] [--user USER]\n"
+		 "                    [--freq HZ]\n"
 		 "                    [--no-cpu] [--no-tcp] [FILTERS] -- COMMAND [ARGS]\n",
 	.help =	 "      --rounds N           paired runs to compare (3..1000, default 10)\n"
 		 "      --warmup N           unmeasured rounds first (0..100, default 1)\n"
 		 "      --json               one JSON object with every run's time\n"
 		 "  -v, --verbose            keep COMMAND's output (default: /dev/null)\n"
+		 "      --user USER          run COMMAND as USER (default: under sudo, the\n"
+		 "                           user who ran sudo; else kprof's own user, which\n"
+		 "                           is root: COMMAND then runs as root, with kprof's\n"
+		 "                           environment)\n"
 		 "      --freq, --no-cpu, --no-tcp, --threshold, -p, --cgroup, --rport,\n"
 		 "      --lport, --role, -4, -6: what \"attached\" traces, as for top\n"
 		 "\n"

@@ -1330,6 +1330,26 @@ assert b["id"] == 12 and b["tgid"] == 0 and b["user"] == [] and len(b["kernel"])
 PY
 echo $?)" "stacks --json: one valid object per stack"
 
+# --- abtest: whom COMMAND runs as (root only: changing users) ---------------------
+if [ "$(id -u)" = 0 ]; then
+	fake abtest -v --rounds 3 --warmup 0 --user nobody -- id -u >"$OUT" 2>"$ERR"
+	result "$( [ $? -eq 0 ] && [ "$(grep -cx 65534 "$OUT")" -eq 6 ] && ! grep -qx 0 "$OUT"; echo $?)" \
+		"abtest --user nobody: COMMAND runs as nobody every time"
+	env SUDO_UID=65534 SUDO_GID=65534 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" \
+		"$KPROF" abtest -v --rounds 3 --warmup 0 -- id -u >"$OUT" 2>"$ERR"
+	result "$( [ $? -eq 0 ] && [ "$(grep -cx 65534 "$OUT")" -eq 6 ]; echo $?)" \
+		"abtest under sudo: COMMAND runs as the user who ran sudo"
+	env SUDO_UID=65534 SUDO_GID=65534 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" \
+		"$KPROF" abtest -v --rounds 3 --warmup 0 --user root -- id -u >"$OUT" 2>"$ERR"
+	result "$( [ $? -eq 0 ] && [ "$(grep -cx 0 "$OUT")" -eq 6 ]; echo $?)" \
+		"abtest --user root under sudo: COMMAND runs as root"
+else
+	skip "abtest --user nobody" "not root"
+	skip "abtest under sudo" "not root"
+	skip "abtest --user root under sudo" "not root"
+fi
+usage_error "abtest: --user 'no-such-user-kprof': no such user" abtest --user no-such-user-kprof -- true
+
 # --- names other users choose: escaped on a terminal, valid UTF-8 in JSON ---------
 # no_ctl FILE: no control byte but newline and tab (no colour asked for)
 no_ctl()
