@@ -20,7 +20,8 @@ MATRIX := 6.1 5.10 6.12 sid
 # linux-source-6.1 (selftests/vm/debug-kernel.sh: KASAN, lockdep,
 # kmemleak, no BTF), whose build runs in the background at idle priority,
 # paused while a VM runs.  The torture run boots 6.1 once more.  The VMs
-# run side by side, one per host CPU (KPROF_VM_JOBS=N sets the number).
+# run side by side, one per host CPU (KPROF_VM_JOBS=N sets the number);
+# the debug kernel's last and alone.
 SAFETY := 6.1-rt
 DEBUG := debug
 TORTURE := 6.1
