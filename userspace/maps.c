@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "maps.h"
 
@@ -32,15 +33,16 @@ static int cmp_entry(const void *a, const void *b)
  */
 static int parse_line(char *line, struct kp_maps_entry *e)
 {
-	unsigned long long start, end, off;
+	unsigned long long start, end, off, ino;
+	unsigned int major, minor;
 	char perms[8];
 	size_t len;
 	int n = 0;
 	char *p;
 
 	e->path = NULL;
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*u%n", &start, &end, perms,
-		   &off, &n) != 4 || !n)
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &start, &end,
+		   perms, &off, &major, &minor, &ino, &n) != 7 || !n)
 		return -1;
 	if (start >= end || strlen(perms) < 3 || perms[2] != 'x')
 		return -1;
@@ -53,6 +55,8 @@ static int parse_line(char *line, struct kp_maps_entry *e)
 	e->start = start;
 	e->end = end;
 	e->offset = off;
+	e->dev = makedev(major, minor);
+	e->ino = (ino_t)ino;
 	e->path = strdup(p);
 	return e->path ? 0 : -ENOMEM;
 }

@@ -15,6 +15,8 @@ struct kp_maps_entry {
 	uint64_t start;
 	uint64_t end;		/* one past the last byte */
 	uint64_t offset;	/* file offset of @start */
+	dev_t dev;		/* the file's device and inode */
+	ino_t ino;
 	char *path;		/* the file, "[vdso]", or "" when anonymous */
 };
 

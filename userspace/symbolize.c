@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "symbolize.h"
+#include "maps.h"
 #include "util.h"
 
 /*
@@ -46,42 +46,32 @@ static pid_t kp_sym_cur_pid;
 #define KP_DEBUG_DIR	"/usr/lib/debug"
 
 /*
- * The first line of /proc/PID/maps that maps @name (also as "@name
- * (deleted)"): its range, device and inode.  0, or -1.
+ * An executable mapping of @name (also as "@name (deleted)") in @pid:
+ * its range, device and inode.  0, or -1.
  */
 static int maps_find(pid_t pid, const char *name, unsigned long *start,
 		     unsigned long *end, dev_t *dev, ino_t *ino)
 {
-	unsigned int major, minor;
-	unsigned long long inode;
-	char path[64], *line = NULL;
-	size_t cap = 0, nlen = strlen(name);
-	int ret = -1, pos;
-	FILE *f;
+	size_t i, nlen = strlen(name);
+	struct kp_maps m;
+	int ret = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (kp_maps_read(pid, &m))
 		return -1;
-	while (getline(&line, &cap, f) > 0) {
-		char *file;
+	for (i = 0; i < m.n; i++) {
+		const char *file = m.v[i].path;
 
-		pos = -1;
-		if (sscanf(line, "%lx-%lx %*s %*s %x:%x %llu %n", start, end,
-			   &major, &minor, &inode, &pos) != 5 || pos < 0)
-			continue;
-		file = line + pos;
-		file[strcspn(file, "\n")] = '\0';
 		if (strncmp(file, name, nlen) ||
 		    (file[nlen] && strcmp(file + nlen, " (deleted)")))
 			continue;
-		*dev = makedev(major, minor);
-		*ino = (ino_t)inode;
+		*start = m.v[i].start;
+		*end = m.v[i].end;
+		*dev = m.v[i].dev;
+		*ino = m.v[i].ino;
 		ret = 0;
 		break;
 	}
-	free(line);
-	fclose(f);
+	kp_maps_free(&m);
 	return ret;
 }
 

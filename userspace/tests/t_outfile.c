@@ -35,15 +35,6 @@ static char *tmpdir(mode_t mode)
 	return d;
 }
 
-static void rmtree(const char *d)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
-	if (system(cmd))
-		kp_test_diag("cannot remove %s", d);
-}
-
 static char *path_in(const char *d, const char *name)
 {
 	char *p;
@@ -131,9 +122,9 @@ static void test_planted_symlinks(void)
 	EXPECT(file_is(out, "again\n"), "FILE is ours now");
 out:
 	if (d)
-		rmtree(d);
+		kp_test_rmtree(d);
 	if (v)
-		rmtree(v);
+		kp_test_rmtree(v);
 	free(d);
 	free(v);
 	free(victim);
@@ -168,7 +159,7 @@ static void test_modes(void)
 out:
 	umask(old);
 	if (d)
-		rmtree(d);
+		kp_test_rmtree(d);
 	free(d);
 	free(out);
 }
@@ -204,7 +195,7 @@ static void test_shared_dirs(void)
 		opts.shared_dir = true;
 		EXPECT(!write_file(out, &opts, "x\n"),
 		       "directory mode %04o with shared_dir: written", cases[i].mode);
-		rmtree(d);
+		kp_test_rmtree(d);
 		free(d);
 		free(out);
 	}
@@ -231,7 +222,7 @@ static void test_other_owner(void)
 	EXPECT(!write_file(out, &opts, "x\n"), "with shared_dir: written");
 out:
 	if (d)
-		rmtree(d);
+		kp_test_rmtree(d);
 	free(d);
 	free(out);
 }
@@ -253,7 +244,7 @@ static void test_bad_paths(void)
 	EXPECT(entries(d) == 1, "nothing created: %d entries", entries(d));
 out:
 	if (d)
-		rmtree(d);
+		kp_test_rmtree(d);
 	free(d);
 	free(sub);
 	free(missing);
@@ -276,7 +267,7 @@ static void test_close_uncommitted(void)
 	EXPECT(entries(d) == 0, "gone after the close: %d entries", entries(d));
 out:
 	if (d)
-		rmtree(d);
+		kp_test_rmtree(d);
 	free(d);
 	free(out);
 }

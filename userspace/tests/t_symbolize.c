@@ -523,9 +523,7 @@ static void test_debug_fifo(void)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 out:
-	snprintf(f, sizeof(f), "rm -rf '%s'", d);
-	if (system(f))
-		kp_test_diag("cannot remove %s", d);
+	kp_test_rmtree(d);
 }
 
 static const char *secret_lib;
@@ -548,7 +546,7 @@ static void replace_deleted(const char *lib)
  */
 static void test_deleted_symlink(void)
 {
-	char d[] = "/tmp/kprof-t-sym.XXXXXX", lib[96], f[160];
+	char d[] = "/tmp/kprof-t-sym.XXXXXX", lib[96];
 	Dl_info info;
 	const char *z = zlib_path();
 	struct kp_sym_res res;
@@ -579,9 +577,7 @@ static void test_deleted_symlink(void)
 	waitpid(pid, NULL, 0);
 out:
 	kp_sym_free(sym);
-	snprintf(f, sizeof(f), "rm -rf '%s'", d);
-	if (system(f))
-		kp_test_diag("cannot remove %s", d);
+	kp_test_rmtree(d);
 }
 
 const struct kp_test t_symbolize[] = {

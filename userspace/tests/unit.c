@@ -29,6 +29,15 @@ void kp_test_diag(const char *fmt, ...)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
+void kp_test_rmtree(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		kp_test_diag("cannot remove %s", dir);
+}
+
 uint64_t kp_test_rand(void)
 {
 	rng_state ^= rng_state >> 12;

@@ -30,6 +30,9 @@ void kp_test_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		ok_;							\
 	})
 
+/* rm -rf @dir, a directory a test made (a diagnostic if it stays). */
+void kp_test_rmtree(const char *dir);
+
 /* xorshift64*: reproducible pseudo-random numbers. */
 uint64_t kp_test_rand(void);
 double kp_test_uniform(void);	/* [0, 1) */
