@@ -14,6 +14,7 @@
 struct pt_regs;
 struct file;
 struct vm_area_struct;
+struct task_struct;
 
 /* kprof_main.c: module parameters, validated at load. */
 extern unsigned int kprof_cpu_rows;
@@ -54,6 +55,7 @@ u32 kprof_stacks_used(void);
 u32 kprof_stacks_resets(void);
 struct kprof_stack_entry *kprof_stack_get(u32 id);
 int kprof_stack_ksyms(struct kprof_stack_entry *e);
+int kprof_stack_prepare(struct kprof_stack_entry *e);
 void kprof_stack_fill(struct kprof_stack_entry *e, u32 id,
 		      struct kprof_stack *out);
 
@@ -105,13 +107,15 @@ int kprof_agg_init(void);
 void kprof_agg_exit(void);
 void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns);
 void kprof_agg_count(enum kprof_counter c);
-void kprof_agg_sample(u32 stack_id, u32 tgid, const char *comm);
-void kprof_agg_sample_count(enum kprof_sample_counter c);
+void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
+		      bool stack_dropped);
 unsigned int kprof_hist_index(u64 v);
 /* Snapshot side, serialised by the caller. */
 typedef void (*kprof_row_fn_t)(const struct kprof_tcp_slot *s, void *arg);
 typedef void (*kprof_cpu_row_fn_t)(const struct kprof_cpu_slot *s, void *arg);
 void kprof_agg_close_interval(void);
+void kprof_agg_visit_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
+			    void *arg);
 void kprof_agg_drain_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
 			    void *arg, u64 *counters, u64 *scounters);
 void kprof_agg_clear(void);
@@ -148,11 +152,34 @@ void kprof_sample_exit(void);
 int kprof_sample_start(void);
 void kprof_sample_stop(void);
 bool kprof_sample_running(void);
+bool kprof_sample_cpu_unsampled(unsigned int cpu);
 bool kprof_sample_hw(void);
 u32 kprof_sample_hz(void);
 int kprof_sample_set_hz(u32 hz);
 u32 kprof_sample_cpu_hz(unsigned int cpu);
 void kprof_sample_set_shift(unsigned int cpu, unsigned int shift);
+void kprof_sample_regs(struct pt_regs *regs);
+
+/* kprof_nmi_test.c: test builds only, cpu-clock samples taken in NMI. */
+#ifdef KPROF_TEST_NMI
+bool kprof_nmi_test_sample(struct pt_regs *regs);
+int kprof_nmi_test_init(void);
+void kprof_nmi_test_exit(void);
+#else
+static inline bool kprof_nmi_test_sample(struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline int kprof_nmi_test_init(void)
+{
+	return 0;
+}
+
+static inline void kprof_nmi_test_exit(void)
+{
+}
+#endif
 
 /*
  * kprof_guard.c: the overhead guard.  Handlers bracket their work with
@@ -178,6 +205,7 @@ bool kprof_tcp_running(void);
 bool kprof_tcp_start_possible(void);
 u32 kprof_tcp_attach(void);
 u32 kprof_tcp_inflight(void);
+u32 kprof_tcp_inflight_dead(void);
 int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 			     struct kprof_config **out);
 void kprof_tcp_set_config(struct kprof_config *n);

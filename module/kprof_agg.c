@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/jhash.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -106,24 +107,33 @@ add:
 	iv->counters[KPROF_CNT_REQUESTS]++;
 }
 
-void kprof_agg_sample_count(enum kprof_sample_counter c)
-{
-	kprof_cur_interval()->scounters[c]++;
-}
-
-void kprof_agg_sample(u32 stack_id, u32 tgid, const char *comm)
+/*
+ * One sample of @t, whose stack is @stack_id (@stack_dropped: it could
+ * not be stored); the idle task's is counted apart.  Every count of one
+ * sample goes to one interval: a snapshot between two of them would make
+ * an interval's samples differ from its idle, rows and drops.
+ */
+void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
+		      bool stack_dropped)
 {
 	struct kprof_interval *iv = kprof_cur_interval();
 	struct kprof_cpu_slot *s;
-	u32 slot, i;
+	u32 slot, i, tgid = t->tgid;
 
+	iv->scounters[KPROF_SCNT_SAMPLES]++;
+	if (is_idle_task(t)) {
+		iv->scounters[KPROF_SCNT_IDLE]++;
+		return;
+	}
+	if (stack_dropped)
+		iv->scounters[KPROF_SCNT_DROPS_STACKS]++;
 	slot = jhash_2words(stack_id, tgid, 0) % kprof_cpu_samples;
 	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_cpu_samples; i++) {
 		s = &iv->srows[slot];
 		if (!s->samples) {
 			s->stack_id = stack_id;
 			s->tgid = tgid;
-			memcpy(s->comm, comm, sizeof(s->comm));
+			memcpy(s->comm, t->comm, sizeof(s->comm));
 			iv->sused[iv->nr_sused++] = slot;
 			goto add;
 		}
@@ -178,14 +188,13 @@ static void kprof_interval_clear(struct kprof_interval *iv)
 
 /*
  * Hand every row of the interval closed last to @fn (TCP) and @cpu_fn
- * (samples), add its counters to @counters and @scounters and clear it.
- * Only after kprof_agg_close_interval().
+ * (samples), leaving it as it is.  Only after kprof_agg_close_interval().
  */
-void kprof_agg_drain_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
-			    void *arg, u64 *counters, u64 *scounters)
+void kprof_agg_visit_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
+			    void *arg)
 {
 	unsigned int old = (kprof_epoch - 1) & 1;
-	int cpu, c;
+	int cpu;
 	u32 i;
 
 	for_each_possible_cpu(cpu) {
@@ -195,6 +204,23 @@ void kprof_agg_drain_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
 			fn(&iv->rows[iv->used[i]], arg);
 		for (i = 0; cpu_fn && i < iv->nr_sused; i++)
 			cpu_fn(&iv->srows[iv->sused[i]], arg);
+	}
+}
+
+/*
+ * kprof_agg_visit_closed(), then add the interval's counters to
+ * @counters and @scounters and clear it.
+ */
+void kprof_agg_drain_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
+			    void *arg, u64 *counters, u64 *scounters)
+{
+	unsigned int old = (kprof_epoch - 1) & 1;
+	int cpu, c;
+
+	kprof_agg_visit_closed(fn, cpu_fn, arg);
+	for_each_possible_cpu(cpu) {
+		struct kprof_interval *iv = &per_cpu_ptr(kprof_cpus, cpu)->iv[old];
+
 		for (c = 0; c < KPROF_CNT_NR; c++) {
 			counters[c] += iv->counters[c];
 			kprof_closed_totals[c] += iv->counters[c];

@@ -159,6 +159,7 @@ void kprof_ctl_stats(struct kprof_stats *st)
 	mutex_lock(&kprof_ctl_lock);
 	kprof_agg_totals(c, sc);
 	st->inflight = kprof_tcp_inflight();
+	st->inflight_dead = kprof_tcp_inflight_dead();
 	st->requests = c[KPROF_CNT_REQUESTS];
 	st->abandoned = c[KPROF_CNT_ABANDONED];
 	st->drops_inflight = c[KPROF_CNT_DROPS_INFLIGHT];

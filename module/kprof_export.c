@@ -274,8 +274,8 @@ static void kprof_export_stacks(struct kprof_merge *m)
 			continue;
 		st = &out[nr++];
 		kprof_stack_fill(e, id, st);
-		if (!kprof_stack_ksyms(e) && e->ksyms &&
-		    len + e->ksyms_len <= hdr->strings_cap) {
+		/* prepared by kprof_export_ksyms() before the window opened */
+		if (e->ksyms && len + e->ksyms_len <= hdr->strings_cap) {
 			memcpy(strings + len, e->ksyms, e->ksyms_len);
 			st->ksyms_off = len;
 			st->nr_kernel = e->nr_kernel;
@@ -286,6 +286,35 @@ static void kprof_export_stacks(struct kprof_merge *m)
 	}
 	hdr->nr_stacks = nr;
 	hdr->strings_len = len;
+}
+
+static void kprof_ksyms_of(u32 id)
+{
+	struct kprof_stack_entry *e = id ? kprof_stack_get(id) : NULL;
+
+	if (e)
+		kprof_stack_prepare(e);
+}
+
+static void kprof_ksyms_row(const struct kprof_tcp_slot *s, void *arg)
+{
+	kprof_ksyms_of(s->key.stack_id);
+}
+
+static void kprof_ksyms_cpu_row(const struct kprof_cpu_slot *s, void *arg)
+{
+	kprof_ksyms_of(s->stack_id);
+}
+
+/*
+ * Check the user frames (under the process's mmap lock) and resolve (and
+ * allocate) the kernel symbols of every stack the closed interval names,
+ * while its generation is still even: readers wait for an odd generation,
+ * so it covers only the merge and copies.
+ */
+static void kprof_export_ksyms(void)
+{
+	kprof_agg_visit_closed(kprof_ksyms_row, kprof_ksyms_cpu_row, NULL);
 }
 
 int kprof_export_snapshot(u64 *generation)
@@ -301,6 +330,7 @@ int kprof_export_snapshot(u64 *generation)
 
 	kprof_agg_close_interval();
 	now = ktime_get_ns();
+	kprof_export_ksyms();
 
 	/* odd: being written; readers retry (see the uapi header) */
 	WRITE_ONCE(hdr->generation, hdr->generation + 1);

@@ -295,6 +295,7 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 	int k;
 
 	if (c->level || c->load_ppm || c->sample_hz || c->online ||
+	    c->unsampled || c->reserved0 ||
 	    memchr_inv(c->cost_ns, 0, sizeof(c->cost_ns)) ||
 	    memchr_inv(c->cost_calls, 0, sizeof(c->cost_calls)) ||
 	    memchr_inv(c->reserved, 0, sizeof(c->reserved)))
@@ -308,6 +309,7 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 	c->load_ppm = READ_ONCE(per_cpu_ptr(kprof_guard_state, cpu)->load_ppm);
 	c->online = cpu_online(cpu);
 	c->sample_hz = kprof_sample_cpu_hz(cpu);
+	c->unsampled = kprof_sample_cpu_unsampled(cpu);
 	for (k = 0; k < KPROF_COST_NR; k++) {
 		c->cost_ns[k] = READ_ONCE(g->ns[k]);
 		c->cost_calls[k] = READ_ONCE(g->calls[k]);

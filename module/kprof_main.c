@@ -153,15 +153,21 @@ static int __init kprof_init(void)
 	if (ret)
 		goto err_export;
 	kprof_sample_init();
-	ret = kprof_dev_init();
+	ret = kprof_nmi_test_init();
 	if (ret)
 		goto err_tcp;
+	ret = kprof_dev_init();
+	if (ret)
+		goto err_nmi;
 
 	pr_info("version %s (API %u.%u) loaded, attach 0x%x, endpoints %s\n",
 		KPROF_MODULE_VERSION, KPROF_API_MAJOR, KPROF_API_MINOR,
 		kprof_tcp_attach(), kprof_endpoints_names[kprof_endpoints]);
 	return 0;
 
+err_nmi:
+	/* nothing sampled yet: no device to start it from */
+	kprof_nmi_test_exit();
 err_tcp:
 	kprof_guard_exit();
 	kprof_sample_exit();
@@ -184,6 +190,7 @@ static void __exit kprof_exit(void)
 	kprof_dev_exit();
 	kprof_guard_exit();
 	kprof_sample_exit();
+	kprof_nmi_test_exit();
 	kprof_tcp_exit();
 	kprof_export_exit();
 	kprof_agg_exit();

@@ -27,11 +27,12 @@ static DEFINE_PER_CPU(struct perf_event *, kprof_events);
 /* the guard's rate cut per CPU: the CPU samples at kprof_hz >> shift */
 static DEFINE_PER_CPU(unsigned int, kprof_rate_shift);
 static int kprof_cpuhp_state = -1;	/* >= 0 while sampling runs */
+static long kprof_start_err;		/* last event creation error */
 static u32 kprof_hz = 99;
 static bool kprof_use_hw;
 
-static void kprof_overflow(struct perf_event *event,
-			   struct perf_sample_data *data, struct pt_regs *regs)
+/* One sample of the interrupted context @regs: hardirq or NMI. */
+void kprof_sample_regs(struct pt_regs *regs)
 {
 	u64 t0 = kprof_guard_begin(KPROF_COST_SAMPLE);
 	struct task_struct *t = current;
@@ -40,18 +41,18 @@ static void kprof_overflow(struct perf_event *event,
 
 	if (!kprof_cfg_task_wanted())
 		goto out;
-	kprof_agg_sample_count(KPROF_SCNT_SAMPLES);
-	if (is_idle_task(t)) {
-		kprof_agg_sample_count(KPROF_SCNT_IDLE);
-		goto out;
-	}
-	if (!kprof_guard_skip_stack(true))
+	if (!is_idle_task(t) && !kprof_guard_skip_stack(true))
 		id = kprof_stack_capture(regs, &dropped);
-	if (dropped)
-		kprof_agg_sample_count(KPROF_SCNT_DROPS_STACKS);
-	kprof_agg_sample(id, t->tgid, t->comm);
+	kprof_agg_sample(t, id, dropped);
 out:
 	kprof_guard_end(KPROF_COST_SAMPLE, t0);
+}
+
+static void kprof_overflow(struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs)
+{
+	if (!kprof_nmi_test_sample(regs))
+		kprof_sample_regs(regs);
 }
 
 u32 kprof_sample_cpu_hz(unsigned int cpu)
@@ -77,6 +78,11 @@ static struct perf_event *kprof_event_create(unsigned int cpu, bool hw,
 						kprof_overflow, NULL);
 }
 
+/*
+ * Never fails: a CPU whose event cannot be created comes online anyway,
+ * unsampled; kprof_sample_cpu_unsampled() reports it and the log says
+ * why.  Blocking CPU hotplug is not a profiler's call to make.
+ */
 static int kprof_cpu_online(unsigned int cpu)
 {
 	struct perf_event *ev = kprof_event_create(cpu, kprof_use_hw, false);
@@ -85,8 +91,10 @@ static int kprof_cpu_online(unsigned int cpu)
 	if (IS_ERR(ev) && kprof_use_hw)
 		ev = kprof_event_create(cpu, false, false);
 	if (IS_ERR(ev)) {
-		pr_warn("cannot sample CPU %u: %ld\n", cpu, PTR_ERR(ev));
-		return PTR_ERR(ev);
+		pr_warn_ratelimited("CPU %u is online unsampled: no perf event (%ld)\n",
+				    cpu, PTR_ERR(ev));
+		WRITE_ONCE(kprof_start_err, PTR_ERR(ev));
+		ev = NULL;
 	}
 	per_cpu(kprof_events, cpu) = ev;
 	return 0;
@@ -124,6 +132,13 @@ bool kprof_sample_running(void)
 	return kprof_cpuhp_state >= 0;
 }
 
+/* Sampling runs, @cpu is online, and it has no event. */
+bool kprof_sample_cpu_unsampled(unsigned int cpu)
+{
+	return kprof_sample_running() && cpu_online(cpu) &&
+	       !READ_ONCE(per_cpu(kprof_events, cpu));
+}
+
 bool kprof_sample_hw(void)
 {
 	return kprof_use_hw;
@@ -139,13 +154,30 @@ int kprof_sample_start(void)
 {
 	int ret;
 
+	unsigned int cpu;
+	bool any = false;
+
 	if (kprof_sample_running())
 		return 0;
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "kprofmod:sample",
-				kprof_cpu_online, kprof_cpu_offline);
-	if (ret < 0)
+	WRITE_ONCE(kprof_start_err, -ENODEV);
+	cpus_read_lock();
+	ret = cpuhp_setup_state_cpuslocked(CPUHP_AP_ONLINE_DYN,
+					   "kprofmod:sample",
+					   kprof_cpu_online,
+					   kprof_cpu_offline);
+	if (ret < 0) {
+		cpus_read_unlock();
 		return ret;
+	}
 	kprof_cpuhp_state = ret;
+	for_each_online_cpu(cpu)
+		any |= !!per_cpu(kprof_events, cpu);
+	cpus_read_unlock();
+	/* some CPUs unsampled is reported; none sampled is an error */
+	if (!any) {
+		kprof_sample_stop();
+		return READ_ONCE(kprof_start_err);
+	}
 	return 0;
 }
 

@@ -445,6 +445,17 @@ static void kprof_stack_user_check(struct kprof_stack_entry *e)
 }
 
 /*
+ * What exporting @e needs that sleeps or allocates: its user frames
+ * checked, its kernel frames resolved.  Process context, serialised by
+ * the caller.  0, or -ENOMEM (its kernel frames then go missing).
+ */
+int kprof_stack_prepare(struct kprof_stack_entry *e)
+{
+	kprof_stack_user_check(e);
+	return kprof_stack_ksyms(e);
+}
+
+/*
  * The uapi record of a stack, but for its kernel frames.  Process
  * context, serialised by the caller.
  */

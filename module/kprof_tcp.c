@@ -41,6 +41,8 @@
 
 #define KPROF_SK_FREE		0UL
 #define KPROF_SK_TOMB		1UL
+/* a dead slot being reclaimed: passed over like TOMB, never claimed */
+#define KPROF_SK_RECLAIM	2UL
 /* low bit of a socket's address: its slot is being set up, not yet seen */
 #define KPROF_SK_CLAIM		1UL
 #define KPROF_FLIGHT_PROBES	32
@@ -57,6 +59,8 @@ struct kprof_flight {
 
 static struct kprof_flight *kprof_flights;
 static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
+/* slots that are TOMB or RECLAIM */
+static atomic_t kprof_nr_dead = ATOMIC_INIT(0);
 
 static struct kprof_config __rcu *kprof_cfg;
 /*
@@ -115,6 +119,53 @@ static unsigned long kprof_flight_wait(struct kprof_flight *f,
 }
 
 /*
+ * Dead slots at the end of a probe sequence become free again, from
+ * @slot backwards: a lookup stops at the first free slot, so without
+ * this every socket ever closed would lengthen the lookups of untracked
+ * sockets until STOP.  A dead slot can go only when the next one is
+ * free, and in three steps, so that no lookup ever meets a hole before
+ * a live slot and no insert lands behind one:
+ *
+ *  1. the next slot is free; the dead slot becomes RECLAIM (lookups pass
+ *     over it as over a dead one, inserters do not take it);
+ *  2. the next slot is still free, else it was just claimed: back to
+ *     TOMB, and stop;
+ *  3. RECLAIM becomes free.
+ *
+ * An inserter claims a slot, then searches its sequence again, back from
+ * its slot to the home slot, and gives its claim up if it meets a free or
+ * RECLAIM slot.  Its claim (a full barrier) comes before that search;
+ * step 1 (a full barrier) comes before step 2's read: of the two, one
+ * sees the other, so either the inserter gives up or the slot just before
+ * its claim goes back to TOMB.  That slot then stays in use while the
+ * claim does, so the one before it cannot be freed either, and so on
+ * back: searching backwards, a slot seen in use stays in use (searching
+ * forwards, a slot already passed could be freed and the next refilled
+ * before it is read).
+ */
+static void kprof_flight_reclaim(u32 slot)
+{
+	u32 i, next;
+
+	for (i = 0; i < KPROF_FLIGHT_PROBES && i < kprof_inflight_max; i++) {
+		struct kprof_flight *f = &kprof_flights[slot];
+
+		next = slot + 1 == kprof_inflight_max ? 0 : slot + 1;
+		if (READ_ONCE(kprof_flights[next].sk) != KPROF_SK_FREE ||
+		    cmpxchg(&f->sk, KPROF_SK_TOMB, KPROF_SK_RECLAIM) !=
+		    KPROF_SK_TOMB)
+			return;
+		if (READ_ONCE(kprof_flights[next].sk) != KPROF_SK_FREE) {
+			WRITE_ONCE(f->sk, KPROF_SK_TOMB);
+			return;
+		}
+		WRITE_ONCE(f->sk, KPROF_SK_FREE);
+		atomic_dec(&kprof_nr_dead);
+		slot = slot ? slot - 1 : kprof_inflight_max - 1;
+	}
+}
+
+/*
  * The slot of @sk, claimed if it has none; NULL when its probe sequence
  * is full or stays contended.  Task context only (sends and connects):
  * waiting for another CPU's claim is bounded and short.
@@ -127,7 +178,8 @@ static unsigned long kprof_flight_wait(struct kprof_flight *f,
  * the sequence, gives its claim up; one that meets a claim later in the
  * sequence waits for it to be published (and uses it) or given up.  Of
  * two claims, the cmpxchg of each comes before its second search, so at
- * least one claimer sees the other: one slot wins.
+ * least one claimer sees the other: one slot wins.  The second search
+ * also gives the claim up on a hole before it (kprof_flight_reclaim()).
  */
 static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 {
@@ -136,6 +188,7 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 	u32 n = min_t(u32, KPROF_FLIGHT_PROBES, kprof_inflight_max);
 	struct kprof_flight *f, *g;
 	unsigned long cur, seen;
+	bool hit;
 
 	for (tries = 0; tries < KPROF_FLIGHT_TRIES; tries++) {
 		/* the socket's slot, or the first free or dead one */
@@ -166,27 +219,44 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 		f = kprof_flight_at(home, mine);
 		if (cmpxchg(&f->sk, seen, claim) != seen)
 			continue;
+		if (seen == KPROF_SK_TOMB)
+			atomic_dec(&kprof_nr_dead);
 
-		/* anyone else on the same socket? */
-		for (i = 0; i < n; i++) {
-			if (i == mine)
-				continue;
+		/*
+		 * Search again: back from mine to the home slot, then on to
+		 * the first free slot.  Anyone else on the same socket?  And
+		 * is the sequence before mine unbroken?  A slot is freed
+		 * only while the slot after it is free (see
+		 * kprof_flight_reclaim()), and mine is taken: going back,
+		 * each slot seen in use stays in use until mine goes.
+		 */
+		hit = false;
+		for (i = mine; i-- > 0 && !hit;) {
 			g = kprof_flight_at(home, i);
 			/* a slot we may return: pairs with its publication */
 			cur = smp_load_acquire(&g->sk);
+			hit = cur == KPROF_SK_FREE || cur == KPROF_SK_RECLAIM ||
+			      cur == want || cur == claim;
+		}
+		for (i = mine + 1; i < n && !hit; i++) {
+			g = kprof_flight_at(home, i);
+			/* as above */
+			cur = smp_load_acquire(&g->sk);
 			if (cur == KPROF_SK_FREE)
 				break;
-			if (cur == claim && i > mine)
+			if (cur == claim)
 				cur = kprof_flight_wait(g, claim);
-			if (cur == want || cur == claim)
-				break;
+			hit = cur == want || cur == claim;
 		}
-		if (i < n && (cur == want || cur == claim)) {
+		if (hit) {
 			/*
-			 * Theirs wins: give mine up (a dead slot is safe),
-			 * ordered after everything done with it.
+			 * Theirs wins, or a hole opened before mine: give
+			 * mine up (a dead slot is safe).
 			 */
+			atomic_inc(&kprof_nr_dead);
+			/* ordered after everything done with the slot */
 			smp_store_release(&f->sk, KPROF_SK_TOMB);
+			kprof_flight_reclaim((home + mine) % kprof_inflight_max);
 			if (cur == want)
 				return g;
 			continue;
@@ -218,12 +288,23 @@ static void kprof_flight_put(const struct sock *sk)
 		if (cur == (unsigned long)sk) {
 			if (xchg(&f->start_ns, 0))
 				kprof_agg_count(KPROF_CNT_ABANDONED);
-			if (cmpxchg(&f->sk, cur, KPROF_SK_TOMB) == cur)
+			/* counted first: a claim of the slot counts it down */
+			atomic_inc(&kprof_nr_dead);
+			if (cmpxchg(&f->sk, cur, KPROF_SK_TOMB) == cur) {
 				atomic_dec(&kprof_nr_flights);
+				kprof_flight_reclaim(slot);
+			} else {
+				atomic_dec(&kprof_nr_dead);
+			}
 		}
 		if (++slot == kprof_inflight_max)
 			slot = 0;
 	}
+}
+
+u32 kprof_tcp_inflight_dead(void)
+{
+	return max(atomic_read(&kprof_nr_dead), 0);
 }
 
 u32 kprof_tcp_inflight(void)
@@ -646,6 +727,7 @@ void kprof_tcp_stop(void)
 	memset(kprof_flights, 0, array_size(kprof_inflight_max,
 					    sizeof(*kprof_flights)));
 	atomic_set(&kprof_nr_flights, 0);
+	atomic_set(&kprof_nr_dead, 0);
 }
 
 /*

@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		7
+#define KPROF_API_MINOR		8
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -291,8 +291,11 @@ struct kprof_snapshot {
  * @abandoned:		requests in flight when their socket closed
  * @drops_inflight:	requests not tracked: in-flight table full
  * @drops_rows:		completions lost: per-CPU row table full
- * @drops_stacks:	stacks not stored: stack table full (counted under
- *			stack ID 0 instead)
+ * @drops_stacks:	stacks not stored (counted under stack ID 0
+ *			instead): stack table full, an entry another
+ *			context was writing, or a capture nested in one of
+ *			the same context level on its CPU (an NMI during an
+ *			int3 probe's capture)
  * @drops_export:	rows lost merging CPUs into the export
  * @stacks:		stack IDs in use
  * @snapshots:		intervals closed
@@ -323,6 +326,11 @@ struct kprof_snapshot {
  * @shed_stacks:	stack walks skipped by the guard: the request or
  *			sample is counted under stack ID 0
  * @shed_requests:	requests not tracked by the guard (level 3)
+ * (since API 1.8)
+ * @inflight_dead:	in-flight table slots of closed sockets not yet
+ *			reclaimed (a slot is reclaimed once no live slot of
+ *			its probe sequence follows it)
+ * @reserved2:		zero
  */
 struct kprof_stats {
 	__u32 size;
@@ -351,9 +359,12 @@ struct kprof_stats {
 	__u64 guard_recoveries;
 	__u64 shed_stacks;
 	__u64 shed_requests;
+	__u32 inflight_dead;
+	__u32 reserved2;
 };
 
-#define KPROF_STATS_SIZE_VER0	72	/* API 1.1; 104 since 1.2; 296 since 1.4 */
+/* API 1.1; 104 since 1.2; 296 since 1.4; 304 since 1.8 */
+#define KPROF_STATS_SIZE_VER0	72
 
 /**
  * struct kprof_cpu_cost - KPROF_IOC_GET_CPU_COST: the guard on one CPU
@@ -367,6 +378,13 @@ struct kprof_stats {
  * @online:	out: 1 if the CPU is online
  * @cost_ns:	out: as in struct kprof_stats, this CPU only
  * @cost_calls:	out: as in struct kprof_stats, this CPU only
+ * @unsampled:	out, since API 1.8: 1 if sampling runs and the CPU is
+ *		online without a perf event (its event could not be
+ *		created when it came online; the kernel log says why): it
+ *		is not sampled until it goes offline and online again or
+ *		sampling restarts.  A CPU coming online is never refused.
+ *		Zero from older modules.
+ * @reserved0:	zero
  * @reserved:	zero
  */
 struct kprof_cpu_cost {
@@ -378,7 +396,9 @@ struct kprof_cpu_cost {
 	__u32 online;
 	__u64 cost_ns[KPROF_COST_NR];
 	__u64 cost_calls[KPROF_COST_NR];
-	__u64 reserved[2];
+	__u32 unsampled;
+	__u32 reserved0;
+	__u64 reserved[1];
 };
 
 #define KPROF_CPU_COST_SIZE_VER0	168
