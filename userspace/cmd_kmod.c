@@ -739,6 +739,8 @@ static json_object *status_json_overhead(const struct status *s)
 		json_object_object_add(x, "level", kp_json_u64(c->level));
 		json_object_object_add(x, "load_ppm", kp_json_u64(c->load_ppm));
 		json_object_object_add(x, "sample_hz", kp_json_u64(c->sample_hz));
+		json_object_object_add(x, "unsampled",
+				       json_object_new_boolean(c->unsampled));
 		json_object_object_add(x, "handler_ns",
 				       kp_json_u64(cpu_cost_ns(c)));
 		json_object_array_add(a, x);
@@ -802,6 +804,8 @@ static json_object *status_json(const struct status *s)
 	t = json_object_new_object();
 	d = json_object_new_object();
 	json_object_object_add(d, "used", json_object_new_int64(st->inflight));
+	json_object_object_add(d, "dead",
+			       json_object_new_int64(st->inflight_dead));
 	json_object_object_add(d, "max",
 			       json_object_new_int64(s->info.inflight_max));
 	json_object_object_add(t, "inflight", d);
@@ -838,7 +842,7 @@ static json_object *status_json(const struct status *s)
 static void status_text_overhead(const struct status *s)
 {
 	const struct kprof_stats *st = &s->st;
-	char dur[KP_DURATION_LEN], load[32], budget[32];
+	char dur[KP_DURATION_LEN], load[32], budget[32], rate[48];
 	uint64_t calls, ns = kp_cost_total(st, &calls);
 	unsigned int i;
 
@@ -863,10 +867,15 @@ static void status_text_overhead(const struct status *s)
 
 		if (!c->online)
 			continue;
-		printf("  cpu %-6u  level %u (%s), load %s, sampling %u Hz, "
-		       "handlers %s\n", c->cpu, c->level,
-		       kp_guard_level_name(c->level),
-		       kp_fmt_ppm(load, sizeof(load), c->load_ppm), c->sample_hz,
+		if (c->unsampled)
+			snprintf(rate, sizeof(rate),
+				 "unsampled (no perf event, see dmesg)");
+		else
+			snprintf(rate, sizeof(rate), "sampling %u Hz",
+				 c->sample_hz);
+		printf("  cpu %-6u  level %u (%s), load %s, %s, handlers %s\n",
+		       c->cpu, c->level, kp_guard_level_name(c->level),
+		       kp_fmt_ppm(load, sizeof(load), c->load_ppm), rate,
 		       kp_fmt_duration(dur, sizeof(dur), cpu_cost_ns(c)));
 	}
 }
@@ -917,8 +926,9 @@ static void status_text(const struct status *s)
 		printf(", pid %u", s->cfg.tgid);
 	if (s->cfg.cgroup_id)
 		printf(", cgroup %" PRIu64, (uint64_t)s->cfg.cgroup_id);
-	printf("\n  tables:     in flight %u/%u, stacks %u/%u\n", st->inflight,
-	       s->info.inflight_max, st->stacks, s->info.stacks_max);
+	printf("\n  tables:     in flight %u/%u (%u dead), stacks %u/%u\n",
+	       st->inflight, s->info.inflight_max, st->inflight_dead,
+	       st->stacks, s->info.stacks_max);
 	printf("  counters:   requests %" PRIu64 " (abandoned %" PRIu64
 	       "), samples %" PRIu64 " (idle %" PRIu64 "), intervals %" PRIu64
 	       "\n", (uint64_t)st->requests, (uint64_t)st->abandoned,

@@ -64,13 +64,17 @@ static int parse_line(char *line, struct kp_maps_entry *e)
 int kp_maps_parse(FILE *f, struct kp_maps *m)
 {
 	struct kp_maps_entry e, *v;
-	size_t cap = 0, linecap = 0;
+	size_t cap = 0, linecap = 0, bytes = 0;
 	char *line = NULL;
 	int ret = 0;
+	ssize_t n;
 
 	m->v = NULL;
 	m->n = 0;
-	while (getline(&line, &linecap, f) > 0) {
+	while ((n = getline(&line, &linecap, f)) > 0) {
+		bytes += n;
+		if (bytes > KP_MAPS_MAX_BYTES)
+			break;
 		ret = parse_line(line, &e);
 		if (ret == -ENOMEM)
 			break;

@@ -26,8 +26,15 @@ struct kp_maps {
 };
 
 /*
+ * Bytes of a maps file read at most: its process shapes it (up to 65530
+ * mappings with names of up to 4 KiB).
+ */
+#define KP_MAPS_MAX_BYTES	(4u << 20)
+
+/*
  * Parse the executable mappings of a maps file (@f, the format of
- * /proc/PID/maps) into @m.  Malformed lines are skipped.  Returns 0 or
+ * /proc/PID/maps) into @m, up to KP_MAPS_MAX_BYTES of it.  Malformed
+ * lines are skipped.  Returns 0 or
  * -ENOMEM.
  */
 int kp_maps_parse(FILE *f, struct kp_maps *m);

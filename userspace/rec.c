@@ -12,6 +12,7 @@
 struct kp_rproc {
 	uint32_t tgid;
 	struct kp_maps maps;
+	uint64_t used;		/* kp_rec.proc_clock at last use */
 	uint64_t read_tick;
 };
 
@@ -139,18 +140,31 @@ void kp_rec_fini(struct kp_rec *rec)
 
 static struct kp_rproc *proc_get(struct kp_rec *rec, uint32_t tgid)
 {
-	struct kp_rproc *p;
+	struct kp_rproc *p, *victim = NULL;
 	size_t i;
 
-	/* Few processes have user frames in a recording: a linear scan. */
-	for (i = 0; i < rec->nr_procs; i++)
-		if (rec->procs[i].tgid == tgid)
-			return &rec->procs[i];
-	if (!GROW(rec->procs, rec->nr_procs, rec->cap_procs))
-		return NULL;
-	p = &rec->procs[rec->nr_procs++];
+	/* Few processes: a linear scan. */
+	rec->proc_clock++;
+	for (i = 0; i < rec->nr_procs; i++) {
+		p = &rec->procs[i];
+		if (p->tgid == tgid) {
+			p->used = rec->proc_clock;
+			return p;
+		}
+		if (!victim || p->used < victim->used)
+			victim = p;
+	}
+	if (rec->nr_procs < KP_REC_PROCS) {
+		if (!GROW(rec->procs, rec->nr_procs, rec->cap_procs))
+			return NULL;
+		victim = &rec->procs[rec->nr_procs++];
+	} else {
+		kp_maps_free(&victim->maps);
+	}
+	p = victim;
 	memset(p, 0, sizeof(*p));
 	p->tgid = tgid;
+	p->used = rec->proc_clock;
 	p->read_tick = rec->tick;
 	kp_maps_read(tgid, &p->maps);	/* a process gone has none */
 	return p;

@@ -107,10 +107,19 @@ struct kp_rec {
 	size_t nr_maps, cap_maps;
 	struct kp_htab map_idx;
 
+	/* the maps of the last KP_REC_PROCS processes with user frames */
 	struct kp_rproc *procs;
 	size_t nr_procs, cap_procs;
+	uint64_t proc_clock;		/* uses of procs, for eviction */
 	uint64_t tick;			/* intervals added, for maps re-reads */
 };
+
+/*
+ * Processes whose maps a recording keeps at once, however many come and
+ * go in it; the least recently used is dropped (and read again if it
+ * shows up again).
+ */
+#define KP_REC_PROCS	64
 
 /* 0 or -ENOMEM. */
 int kp_rec_init(struct kp_rec *rec, struct kp_stacks *cache,

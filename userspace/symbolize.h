@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kprof reader: user addresses of a process to "function+0xoff (module)"
- * with elfutils' libdwfl.  One Dwfl per process, built from its
- * /proc/PID/maps when first needed and rebuilt on a miss at most once per
- * interval (kp_sym_tick()).  A process or mapping that is gone gives
- * "[unknown]"; nothing here fails harder than that.
+ * with elfutils' libdwfl, run in a sandboxed helper process (symhelper.h)
+ * that this side serves with the files it needs.  One Dwfl per process,
+ * built from its /proc/PID/maps when first needed and rebuilt on a miss
+ * at most once per interval (kp_sym_tick()).  A process or mapping that
+ * is gone, a file too large, a lookup out of time or a helper that died
+ * gives "[unknown]"; nothing here fails harder than that.
  */
 #ifndef KPROF_READER_SYMBOLIZE_H
 #define KPROF_READER_SYMBOLIZE_H
@@ -70,5 +72,19 @@ int kp_sym_build_id(struct kp_sym *sym, pid_t tgid, uint64_t addr,
  */
 int kp_sym_user(struct kp_sym *sym, pid_t tgid, uint64_t ip, int ret_addr,
 		char *buf, size_t len);
+
+/*
+ * The helper process that parses ELF files for @sym, or -1 while none
+ * runs (it starts at the first lookup, again after one was ended).
+ */
+pid_t kp_sym_helper_pid(const struct kp_sym *sym);
+
+/*
+ * CPU time a lookup may take the helper, in ms (default
+ * KP_SYM_TIMEOUT_MS, or $KPROF_SYM_TIMEOUT_MS), and four times that on
+ * the clock: past either, or if the helper is stopped, it is ended and
+ * the process given up on.
+ */
+void kp_sym_set_timeout(struct kp_sym *sym, int ms);
 
 #endif

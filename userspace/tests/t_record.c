@@ -641,6 +641,80 @@ static void test_maps_parse(void)
 	kp_maps_free(&m);
 }
 
+/*
+ * A maps file another process shapes is read up to KP_MAPS_MAX_BYTES:
+ * 65530 executable mappings with 4 KiB names would otherwise cost the
+ * reader 256 MiB for one process.
+ */
+static void test_maps_bounded(void)
+{
+	char name[4000], *text = NULL;
+	size_t len = 0, bytes = 0;
+	struct kp_maps m;
+	unsigned int i;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!EXPECT(f, "open_memstream"))
+		return;
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (i = 0; i < 4096; i++)
+		fprintf(f, "%llx-%llx r-xp 00000000 08:01 %u /%s\n",
+			0x100000000ULL + i * 0x2000ULL,
+			0x100001000ULL + i * 0x2000ULL, i + 1, name);
+	fclose(f);
+	f = fmemopen(text, len, "r");
+	EXPECT(f && !kp_maps_parse(f, &m), "parse");
+	if (f)
+		fclose(f);
+	for (i = 0; i < m.n; i++)
+		bytes += strlen(m.v[i].path);
+	EXPECT(m.n > 0 && bytes <= KP_MAPS_MAX_BYTES,
+	       "%zu mappings, %zu bytes kept of %zu", m.n, bytes, len);
+	kp_maps_free(&m);
+	free(text);
+}
+
+/*
+ * A recording keeps the maps of at most KP_REC_PROCS processes, however
+ * many come and go in it.
+ */
+static void test_rec_procs_bounded(void)
+{
+	static struct kprof_stack stacks[200];
+	static struct kprof_cpu_row cpu[200];
+	struct kp_snapshot snap;
+	struct fixture fx;
+	unsigned int i;
+
+	if (fixture_init(&fx, 0))
+		return;
+	memset(&snap, 0, sizeof(snap));
+	for (i = 0; i < 200; i++) {
+		memset(&stacks[i], 0, sizeof(stacks[i]));
+		stacks[i].id = i + 1;
+		/* processes that are gone: their maps are empty */
+		stacks[i].tgid = 4000000 + i;
+		stacks[i].nr_user = 1;
+		stacks[i].user_ips[0] = 0x400000 + i;
+		memcpy(stacks[i].comm, "gone", 4);
+		cpu[i] = (struct kprof_cpu_row){ i + 1, 4000000 + i, 1, "gone" };
+	}
+	snap.start_ns = 1;
+	snap.end_ns = 2;
+	snap.samples = 200;
+	snap.sample_hz = 100;
+	snap.nr_cpu_rows = 200;
+	snap.cpu_rows = cpu;
+	snap.nr_stacks = 200;
+	snap.stacks = stacks;
+	EXPECT(!kp_rec_add(&fx.rec, &snap, 1, 0), "add");
+	EXPECT(fx.rec.nr_stacks > 0, "no stacks recorded");
+	EXPECT(fx.rec.nr_procs <= KP_REC_PROCS, "%zu processes kept",
+	       fx.rec.nr_procs);
+	fixture_fini(&fx);
+}
+
 struct ht_ctx {
 	const uint64_t *keys;
 	uint64_t key;
@@ -690,6 +764,8 @@ const struct kp_test t_record[] = {
 	{ "pprof: an empty recording", test_pprof_empty },
 	{ "pprof: 300 samples keep their labels", test_pprof_many_samples },
 	{ "maps: /proc/PID/maps parsed, executable mappings found", test_maps_parse },
+	{ "maps: at most KP_MAPS_MAX_BYTES of a process's maps are kept", test_maps_bounded },
+	{ "record: the maps of at most KP_REC_PROCS processes are kept", test_rec_procs_bounded },
 	{ "htab: inserts and lookups with colliding hashes", test_htab },
 	{ NULL, NULL },
 };

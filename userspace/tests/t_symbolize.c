@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -332,26 +333,6 @@ static void test_stack_check(void)
 
 /* ---- files that another user controls ---- */
 
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
-	ssize_t n = -1;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			n = -1;
-			break;
-		}
-	close(in);
-	if (out >= 0)
-		close(out);
-	return out < 0 || n < 0 ? -1 : 0;
-}
-
 /* The file zlib (a stripped system library) is loaded from. */
 static const char *zlib_path(void)
 {
@@ -399,6 +380,22 @@ static int debuglink_of(const char *file, char *buf, size_t len)
 	return ret;
 }
 
+struct zlib_load {
+	const char *lib;
+	void (*after)(const char *lib);
+};
+
+static uint64_t zlib_load(void *arg)
+{
+	const struct zlib_load *z = arg;
+	void *h = dlopen(z->lib, RTLD_NOW | RTLD_LOCAL);
+	uint64_t a = h ? (uint64_t)(uintptr_t)dlsym(h, "zlibVersion") : 0;
+
+	if (z->after)
+		z->after(z->lib);
+	return a;
+}
+
 /*
  * A child that loads @lib, then runs @after (may be NULL) on @lib, and
  * reports zlibVersion's address in it; it waits to be killed.  Returns
@@ -407,50 +404,25 @@ static int debuglink_of(const char *file, char *buf, size_t len)
 static pid_t zlib_child(const char *lib, void (*after)(const char *lib),
 			uint64_t *addr)
 {
-	int p[2];
-	pid_t pid;
+	struct zlib_load z = { lib, after };
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-		uint64_t a = 0;
-
-		if (h)
-			a = (uint64_t)(uintptr_t)dlsym(h, "zlibVersion");
-		if (after)
-			after(lib);
-		if (write(p[1], &a, sizeof(a)) != sizeof(a))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], addr, sizeof(*addr)) != sizeof(*addr) ||
-	    !*addr) {
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
-		close(p[0]);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
+	return kp_test_child(zlib_load, &z, addr);
 }
 
 /*
- * kp_sym_lookup(@pid, @addr) in a child of its own, given @secs seconds:
- * elfutils retries an open() that a signal interrupts, so a lookup that
- * blocks can only be ended from outside.  1, 0, -1 as kp_sym_lookup()
- * (@res->func set), or -2 when it did not end in time.
+ * kp_sym_lookup(@pid, @addr) in a reader process of its own, given @secs
+ * seconds: elfutils retries an open() that a signal interrupts, so a
+ * lookup that blocks can only be ended from outside.  The growth of that
+ * reader's peak RSS, in KiB, into *@grew_kib unless NULL.  1, 0, -1 as
+ * kp_sym_lookup() (@res set), or -2 when it failed or did not end in
+ * time.
  */
-static int lookup_bounded(pid_t pid, uint64_t addr, int secs,
-			  struct kp_sym_res *res)
+int kp_test_sym_reader(pid_t pid, uint64_t addr, int secs,
+		       struct kp_sym_res *res, long *grew_kib)
 {
-	struct pollfd pfd;
 	int p[2], found = -2;
+	struct pollfd pfd;
+	long grew = -1;
 	pid_t reader;
 
 	memset(res, 0, sizeof(*res));
@@ -459,9 +431,15 @@ static int lookup_bounded(pid_t pid, uint64_t addr, int secs,
 	reader = fork();
 	if (!reader) {
 		struct kp_sym *sym = kp_sym_new();
+		struct rusage r0, r1;
 
+		getrusage(RUSAGE_SELF, &r0);
 		found = kp_sym_lookup(sym, pid, addr, 0, res);
+		getrusage(RUSAGE_SELF, &r1);
+		grew = r1.ru_maxrss - r0.ru_maxrss;
+		kp_sym_free(sym);
 		if (write(p[1], &found, sizeof(found)) != sizeof(found) ||
+		    write(p[1], &grew, sizeof(grew)) != sizeof(grew) ||
 		    write(p[1], res, sizeof(*res)) != sizeof(*res))
 			_exit(1);
 		_exit(0);
@@ -471,13 +449,16 @@ static int lookup_bounded(pid_t pid, uint64_t addr, int secs,
 	pfd.events = POLLIN;
 	if (reader > 0 && poll(&pfd, 1, secs * 1000) == 1 &&
 	    read(p[0], &found, sizeof(found)) == sizeof(found) &&
-	    read(p[0], res, sizeof(*res)) != sizeof(*res))
+	    (read(p[0], &grew, sizeof(grew)) != sizeof(grew) ||
+	     read(p[0], res, sizeof(*res)) != sizeof(*res)))
 		found = -2;
 	if (reader > 0) {
 		kill(reader, SIGKILL);
 		waitpid(reader, NULL, 0);
 	}
 	close(p[0]);
+	if (grew_kib)
+		*grew_kib = found == -2 ? -1 : grew;
 	return found;
 }
 
@@ -500,7 +481,7 @@ static void test_debug_fifo(void)
 		return;
 	}
 	snprintf(lib, sizeof(lib), "%s/libkpt.so", d);
-	EXPECT(!copy_file(z, lib), "copy %s", z);
+	EXPECT(!kp_test_copy_file(z, lib), "copy %s", z);
 	snprintf(f, sizeof(f), "%s.debug", lib);
 	EXPECT(!mkfifo(f, 0644), "fifo %s", f);
 	snprintf(f, sizeof(f), "%s/.debug", d);
@@ -516,7 +497,7 @@ static void test_debug_fifo(void)
 		EXPECT(0, "child");
 		goto out;
 	}
-	found = lookup_bounded(pid, addr, 20, &res);
+	found = kp_test_sym_reader(pid, addr, 20, &res, NULL);
 	EXPECT(found != -2, "the lookup blocked (20 s): a FIFO was opened");
 	EXPECT(found == 1 && !strcmp(res.func, "zlibVersion"),
 	       "found %d '%s' in '%s'", found, res.func, res.module);
@@ -562,7 +543,7 @@ static void test_deleted_symlink(void)
 	}
 	secret_lib = info.dli_fname;
 	snprintf(lib, sizeof(lib), "%s/libkpx.so", d);
-	EXPECT(!copy_file(z, lib), "copy %s", z);
+	EXPECT(!kp_test_copy_file(z, lib), "copy %s", z);
 	pid = zlib_child(lib, replace_deleted, &addr);
 	sym = kp_sym_new();
 	if (pid < 0 || !sym) {

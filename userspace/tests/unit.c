@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kprof reader host tests: runs every table, prints TAP. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -29,6 +34,60 @@ void kp_test_diag(const char *fmt, ...)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
+int kp_test_copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n = -1;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (out >= 0)
+		close(out);
+	return out < 0 || n < 0 ? -1 : 0;
+}
+
+/*
+ * A child that runs @setup (which reports an address to look up, or 0),
+ * then waits to be killed.  Returns its pid (*addr set), or -1.
+ */
+pid_t kp_test_child(uint64_t (*setup)(void *arg), void *arg, uint64_t *addr)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		uint64_t a = setup(arg);
+
+		if (write(p[1], &a, sizeof(a)) != sizeof(a))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], addr, sizeof(*addr)) != sizeof(*addr) ||
+	    !*addr) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		close(p[0]);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
 void kp_test_rmtree(const char *dir)
 {
 	char cmd[512];
@@ -53,7 +112,7 @@ double kp_test_uniform(void)
 
 static const struct kp_test *const tables[] = {
 	t_hist, t_addr, t_units, t_snapshot, t_symbolize, t_record, t_stats,
-	t_analysis, t_prom, t_outfile,
+	t_analysis, t_prom, t_outfile, t_symbound,
 };
 
 int main(void)

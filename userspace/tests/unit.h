@@ -7,6 +7,7 @@
 #define KPROF_READER_TESTS_UNIT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 struct kp_test {
 	const char *name;
@@ -30,6 +31,23 @@ void kp_test_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		ok_;							\
 	})
 
+/*
+ * A child that runs @setup (which returns an address to look up, or 0),
+ * then waits to be killed.  Returns its pid (*@addr set), or -1.
+ */
+pid_t kp_test_child(uint64_t (*setup)(void *arg), void *arg, uint64_t *addr);
+
+/*
+ * kp_sym_lookup(@pid, @addr) in a reader process of its own, bounded by
+ * @secs; see t_symbolize.c.
+ */
+struct kp_sym_res;
+int kp_test_sym_reader(pid_t pid, uint64_t addr, int secs,
+		       struct kp_sym_res *res, long *grew_kib);
+
+/* Copy file @from to a new file @to (mode 0755).  0, or -1. */
+int kp_test_copy_file(const char *from, const char *to);
+
 /* rm -rf @dir, a directory a test made (a diagnostic if it stays). */
 void kp_test_rmtree(const char *dir);
 
@@ -47,5 +65,6 @@ extern const struct kp_test t_stats[];
 extern const struct kp_test t_analysis[];
 extern const struct kp_test t_prom[];
 extern const struct kp_test t_outfile[];
+extern const struct kp_test t_symbound[];
 
 #endif
