@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,7 +116,19 @@ static const struct kp_test *const tables[] = {
 	t_analysis, t_prom, t_outfile, t_symbound,
 };
 
-int main(void)
+/* Is @t selected: no arguments, or one of them is part of its name? */
+static int selected(const struct kp_test *t, int argc, char **argv)
+{
+	int a;
+
+	for (a = 1; a < argc; a++)
+		if (strstr(t->name, argv[a]))
+			return 1;
+	return argc < 2;
+}
+
+/* unit [PART...]: the tests whose names hold one of the PARTs, or all */
+int main(int argc, char **argv)
 {
 	unsigned int n = 0, failed = 0, i;
 	const struct kp_test *t;
@@ -123,11 +136,13 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		for (t = tables[i]; t->name; t++)
-			n++;
+			n += selected(t, argc, argv);
 	printf("1..%u\n", n);
 	n = 0;
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		for (t = tables[i]; t->name; t++) {
+			if (!selected(t, argc, argv))
+				continue;
 			kp_test_fails = 0;
 			diags = 0;
 			t->fn();
