@@ -324,6 +324,35 @@ out:
 	kp_sym_free(sym);
 }
 
+/*
+ * A sandboxed helper ends by _exit() with the status it gives, in every
+ * build: a sanitizer's runtime queries sigaltstack() before a noreturn
+ * call, and the filter must let that query through.
+ */
+static void test_helper_exit_status(void)
+{
+	int sv[2], status = -1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		EXPECT(0, "socketpair");
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		close(sv[0]);
+		if (kp_symh_sandbox(sv[1], getppid()) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(sv[1]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	close(sv[0]);
+	EXPECT(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+	       "sandboxed helper's _exit(0) ended with status 0x%x", status);
+}
+
 /* A reader killed outright takes its helper with it. */
 static void test_helper_dies_with_reader(void)
 {
@@ -639,6 +668,7 @@ const struct kp_test t_symbound[] = {
 	{ "symbolize: a forged vDSO header does not grow the reader", test_vdso_forged },
 	{ "symbolize: a huge symbol table is not walked", test_huge_symtab },
 	{ "symbolize: ELF files are parsed in a sandboxed helper", test_helper_sandbox },
+	{ "symbolize: a sandboxed helper's _exit() status is its own", test_helper_exit_status },
 	{ "symbolize: the helper dies with a reader killed outright", test_helper_dies_with_reader },
 	{ "symbolize: a helper that floods requests and reads nothing cannot block the reader", test_flooding_helper },
 	{ "symbolize: the helper's sandbox denies open, socket, signals to others, fcntl F_SETOWN", test_sandbox_denies },
