@@ -71,19 +71,6 @@ static const struct kprof_cpu_row *cpu_rows(const struct export *e)
 	return (const void *)((const char *)e->map + e->hdr->cpu_rows_off);
 }
 
-static const struct kprof_stack *find_stack(const struct export *e,
-					    uint32_t id)
-{
-	const struct kprof_stack *st = (const void *)((const char *)e->map +
-						      e->hdr->stacks_off);
-	uint32_t i;
-
-	for (i = 0; i < e->hdr->nr_stacks; i++)
-		if (st[i].id == id)
-			return &st[i];
-	return NULL;
-}
-
 static uint64_t samples_of(const struct export *e, uint32_t tgid)
 {
 	const struct kprof_cpu_row *r = cpu_rows(e);
@@ -94,6 +81,14 @@ static uint64_t samples_of(const struct export *e, uint32_t tgid)
 		if (r[i].tgid == tgid)
 			n += r[i].samples;
 	return n;
+}
+
+/* The configured sampling rate, or 0 when it cannot be read. */
+static uint32_t config_hz(int fd)
+{
+	struct kprof_config cfg = { .size = sizeof(cfg) };
+
+	return ioctl(fd, KPROF_IOC_GET_CONFIG, &cfg) ? 0 : cfg.sample_hz;
 }
 
 static int set_hz(int fd, uint32_t hz)
@@ -225,10 +220,19 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 }
 
 /*
- * Samples against the CPU time they sample.  A guest whose host is busy
- * misses timer expiries (the child's CPU time still runs on), so a
- * reading outside the 20% band is retried, at most three times in all.
+ * With exact time (kprof_test_exact_time()) sample counts are held to
+ * what the rate promises, 1% or 2 samples, whichever is more, at the
+ * first try.  Elsewhere a guest whose host is busy misses timer expiries
+ * (the CPU time it samples still runs on): 20%, at most three tries.
  */
+static double rate_band(double want)
+{
+	if (!kprof_test_exact_time())
+		return 0.20 * want;
+	return want / 100 > 2 ? want / 100 : 2;
+}
+
+/* Samples against the CPU time they sample, see rate_band(). */
 static void check_rate(struct __test_metadata *_metadata, int fd,
 		       struct export *ex, uint32_t hz)
 {
@@ -239,7 +243,7 @@ static void check_rate(struct __test_metadata *_metadata, int fd,
 
 	ASSERT_EQ(0, set_hz(fd, hz));
 	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_CPU));
-	for (tries = 0; tries < 3; tries++) {
+	for (tries = 0; tries < (kprof_test_exact_time() ? 1 : 3); tries++) {
 		ASSERT_EQ(0, kp_snapshot(fd));
 		pid = run_child(spin_75_25, 3, -1);
 		cpu_ns = wait_child(pid);
@@ -250,7 +254,7 @@ static void check_rate(struct __test_metadata *_metadata, int fd,
 		       hz, (unsigned long long)n, cpu_ns / 1e9, want);
 		EXPECT_EQ(hz, ex->hdr->sample_hz);
 		EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
-		if (fabs(n - want) < 0.20 * want)
+		if (fabs(n - want) <= rate_band(want))
 			break;
 		/*
 		 * The kernel lowers this for the rest of the boot when
@@ -261,7 +265,7 @@ static void check_rate(struct __test_metadata *_metadata, int fd,
 		       kprof_test_sysctl("kernel/perf_event_max_sample_rate"));
 	}
 	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
-	EXPECT_LT(fabs(n - want), 0.20 * want);
+	EXPECT_LE(fabs(n - want), rate_band(want));
 }
 
 TEST_F(cpu, rate_99hz)
@@ -274,14 +278,34 @@ TEST_F(cpu, rate_999hz)
 	check_rate(_metadata, self->fd, &self->ex, 999);
 }
 
+/*
+ * A second of sleep at 99 Hz: a sample per CPU every 1/99 s, nearly all
+ * of an idle CPU.  With exact time (see rate_band()) the count is the
+ * rate's, and the CPU is idle but for the test's own wake-up, the
+ * snapshots and the kernel's housekeeping (at most 5% of the samples);
+ * elsewhere missed timer expiries allow only "more than a quarter".
+ */
 TEST_F(cpu, idle_counted_apart)
 {
+	double want = 99.0 * sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t n, idle;
+
+	ASSERT_EQ(0, set_hz(self->fd, 99));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	sleep_ns(1000 * MS_NS);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	EXPECT_LT(50, self->ex.hdr->samples_idle);
-	EXPECT_LE(self->ex.hdr->samples_idle, self->ex.hdr->samples);
+	n = self->ex.hdr->samples;
+	idle = self->ex.hdr->samples_idle;
+	TH_LOG("1 s asleep: %llu samples, %llu idle, %.0f expected",
+	       (unsigned long long)n, (unsigned long long)idle, want);
+	EXPECT_LE(idle, n);
+	if (kprof_test_exact_time()) {
+		EXPECT_LE(fabs(n - want), rate_band(want));
+		EXPECT_LE(n - idle, n / 20);
+	} else {
+		EXPECT_LT(want / 4, idle);
+	}
 }
 
 TEST_F(cpu, bad_rates_einval)
@@ -289,9 +313,14 @@ TEST_F(cpu, bad_rates_einval)
 	EXPECT_EQ(-EINVAL, set_hz(self->fd, 10001));
 	EXPECT_EQ(-EINVAL, set_hz(self->fd, 0xffffffffu));
 	EXPECT_EQ(0, set_hz(self->fd, 1));
+	EXPECT_EQ(1, config_hz(self->fd));
 	EXPECT_EQ(0, set_hz(self->fd, 10000));
-	/* 0 keeps the rate */
+	EXPECT_EQ(10000, config_hz(self->fd));
+	/* 0 keeps the rate; refused values left it too */
 	EXPECT_EQ(0, set_hz(self->fd, 0));
+	EXPECT_EQ(10000, config_hz(self->fd));
+	EXPECT_EQ(-EINVAL, set_hz(self->fd, 10001));
+	EXPECT_EQ(10000, config_hz(self->fd));
 }
 
 static int get_info(int fd, struct kprof_info *info)
@@ -448,6 +477,89 @@ TEST_F(cpu, hotplug_while_sampling)
 	n = samples_of(&self->ex, pid);
 	TH_LOG("%llu samples on the returned CPU", (unsigned long long)n);
 	EXPECT_LT(300, n);
+}
+
+#define PEER_FAIL	"/sys/module/kprof_peer/parameters/fail_perf_cpu"
+
+static int write_str(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(val, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+static int cpu_unsampled(int fd, unsigned int cpu)
+{
+	struct kprof_cpu_cost c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.cpu = cpu;
+	if (ioctl(fd, KPROF_IOC_GET_CPU_COST, &c))
+		return -errno;
+	return c.unsampled;
+}
+
+/*
+ * A CPU whose sampling event cannot be created still comes online:
+ * unsampled, and reported so.  The failure is real: kprof_peer's kprobe
+ * on perf_event_create_kernel_counter() gives the event's attr a type no
+ * PMU takes, for CPU 1 only.
+ */
+TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
+{
+	const char *peer = getenv("KPROF_PEER_KO");
+	char cmd[512];
+	uint64_t n;
+	pid_t pid;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2 ||
+	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "needs a second CPU that can go offline");
+	ASSERT_TRUE(peer && !access(peer, R_OK))
+		TH_LOG("KPROF_PEER_KO='%s': make peer-module", peer ? peer : "");
+	ASSERT_EQ(0, system("rmmod kprof_peer 2>/dev/null; true"));
+	snprintf(cmd, sizeof(cmd), "insmod '%s'", peer);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, set_hz(self->fd, 999));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
+	ASSERT_EQ(0, write_str(PEER_FAIL, "1"));
+	ASSERT_EQ(0, set_online(1, 0));
+	EXPECT_EQ(0, set_online(1, 1))
+		TH_LOG("CPU 1 refused to come online");
+	EXPECT_EQ(1, cpu_unsampled(self->fd, 1));
+	EXPECT_EQ(0, cpu_unsampled(self->fd, 0));
+	if (getenv("KPROF_BIN")) {
+		snprintf(cmd, sizeof(cmd),
+			 "'%s' status | grep -q '^  cpu 1 .*unsampled'",
+			 getenv("KPROF_BIN"));
+		EXPECT_EQ(0, system(cmd)) TH_LOG("kprof status: %s", cmd);
+	}
+	/* with the fault gone, the next online samples it again */
+	EXPECT_EQ(0, write_str(PEER_FAIL, "-1"));
+	set_online(1, 0);
+	EXPECT_EQ(0, set_online(1, 1));
+	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	pid = run_child(spin_75_25, 1, 1);
+	wait_child(pid);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	n = samples_of(&self->ex, pid);
+	TH_LOG("%llu samples on CPU 1 after the fault", (unsigned long long)n);
+	EXPECT_LT(300, n);
+	/* stopped, no CPU counts as unsampled */
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
+	write_str(PEER_FAIL, "-1");
+	set_online(1, 1);
+	EXPECT_EQ(0, system("rmmod kprof_peer"));
 }
 
 TEST_HARNESS_MAIN

@@ -48,6 +48,10 @@ TEST_F(dev, device_mode_is_0600_root)
 	EXPECT_EQ(0, st.st_gid);
 }
 
+#define ALL_FEATURES	(KPROF_FEAT_TCP_LATENCY | KPROF_FEAT_USER_STACKS | \
+			 KPROF_FEAT_KSYMS | KPROF_FEAT_CPU_SAMPLING | \
+			 KPROF_FEAT_CGROUP | KPROF_FEAT_GUARD)
+
 TEST_F(dev, get_info_contents)
 {
 	struct kprof_info info = { .size = sizeof(info) };
@@ -73,6 +77,21 @@ TEST_F(dev, get_info_contents)
 	EXPECT_LT(0, strlen(info.version));
 }
 
+/*
+ * Every feature the README promises on every supported kernel (none is
+ * absent by version): the tests of a missing one would only skip.
+ * Cycles depend on the machine, not the kernel.
+ */
+TEST_F(dev, every_feature_present)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+
+	ASSERT_EQ(0, info_ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	TH_LOG("features 0x%llx", (unsigned long long)info.features);
+	EXPECT_TRUE((info.features & ~(uint64_t)KPROF_FEAT_HW_CYCLES) ==
+		    ALL_FEATURES);
+}
+
 TEST_F(dev, get_info_version_matches_modinfo)
 {
 	struct kprof_info info = { .size = sizeof(info) };
@@ -88,22 +107,45 @@ TEST_F(dev, get_info_version_matches_modinfo)
 	EXPECT_STREQ(buf, info.version);
 }
 
-/* A newer reader's bigger struct: accepted, tail zero-filled. */
+/*
+ * A newer reader's bigger struct: accepted (its tail must be zero, see
+ * below), the kernel's own part filled in, and the tail written with
+ * zeros.  That the kernel writes the tail shows only where it cannot: a
+ * tail on a read-only page of zeros passes the input check and makes the
+ * write fail with EFAULT.  A kernel that left the tail alone would return
+ * 0 there, and one that copied out more than its own struct would leave
+ * something other than zeros in the writable case.
+ */
 TEST_F(dev, larger_struct_zero_tail_accepted)
 {
-	struct {
+	long pg = sysconf(_SC_PAGESIZE);
+	struct big {
 		struct kprof_info info;
 		uint8_t future[64];
-	} big;
+	} *big;
+	uint8_t *m;
 
-	memset(&big, 0, sizeof(big));
-	big.info.size = sizeof(big);
-	memset(big.future, 0, sizeof(big.future));
-	ASSERT_EQ(0, info_ioctl(self->fd, GET_INFO_SZ(sizeof(big)), &big));
-	EXPECT_EQ(sizeof(struct kprof_info), big.info.size);
-	EXPECT_EQ(KPROF_API_MAJOR, big.info.api_major);
-	for (size_t i = 0; i < sizeof(big.future); i++)
-		ASSERT_EQ(0, big.future[i]);
+	m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(m != MAP_FAILED);
+	/* the kernel's part ends where the second page begins */
+	big = (struct big *)(m + pg - sizeof(struct kprof_info));
+	memset(m + pg - sizeof(struct kprof_info), 0xff,
+	       sizeof(struct kprof_info));
+	big->info.size = sizeof(*big);
+	big->info.reserved0 = 0;
+	big->info.endpoints = 0;
+	ASSERT_EQ(0, info_ioctl(self->fd, GET_INFO_SZ(sizeof(*big)), big));
+	EXPECT_EQ(sizeof(struct kprof_info), big->info.size);
+	EXPECT_EQ(KPROF_API_MAJOR, big->info.api_major);
+	for (size_t i = 0; i < sizeof(big->future); i++)
+		ASSERT_EQ(0, big->future[i]);
+
+	/* the tail read-only: checked (zeros), then written: EFAULT */
+	big->info.size = sizeof(*big);
+	ASSERT_EQ(0, mprotect(m + pg, pg, PROT_READ));
+	EXPECT_EQ(EFAULT, info_ioctl(self->fd, GET_INFO_SZ(sizeof(*big)), big));
+	munmap(m, 2 * pg);
 }
 
 TEST_F(dev, larger_struct_nonzero_tail_einval)
@@ -266,13 +308,17 @@ TEST_F(dev, unprivileged_open_eacces)
 	EXPECT_EQ(EACCES, WEXITSTATUS(status));
 }
 
+/* child_access()'s result: what was refused, each with EPERM */
+#define IOCTL_EPERM	1
+#define MMAP_EPERM	2
+
 /*
  * What a child gets from /dev/kprof after giving up privileges: it keeps
  * only capability @cap (-1: none), then, with @uid, becomes that user;
- * with @reopen it opens the device itself.  Returns 0 or the errno of
- * the first refused step as exit code: 200 + errno for open, 100 + errno
- * for the ioctl, errno for mmap (the ioctl is tried first so that a
- * refusal there is not hidden by one of mmap's).
+ * with @reopen it opens the device itself.  It tries both the ioctl and
+ * mmap, whatever the first gave; returns IOCTL_EPERM | MMAP_EPERM for
+ * the steps refused with EPERM (0: both allowed), 200 + errno when open
+ * fails, 100 + errno for any other error, -1 when the child did not exit.
  */
 static int child_access(int fd, int cap, uid_t uid, int reopen)
 {
@@ -295,12 +341,13 @@ static int child_access(int fd, int cap, uid_t uid, int reopen)
 				_exit(200 + (errno & 31));
 		}
 		ioc_err = ioctl(fd, KPROF_IOC_GET_INFO, &info) ? errno : 0;
+		if (ioc_err && ioc_err != EPERM)
+			_exit(100 + (ioc_err & 63));
 		p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
-		if (ioc_err)
-			_exit(100 + ioc_err);
-		if (p == MAP_FAILED)
-			_exit(errno);
-		_exit(0);
+		if (p == MAP_FAILED && errno != EPERM)
+			_exit(100 + (errno & 63));
+		_exit((ioc_err ? IOCTL_EPERM : 0) |
+		      (p == MAP_FAILED ? MMAP_EPERM : 0));
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
@@ -316,9 +363,9 @@ static int have_cap_perfmon(void)
 TEST_F(dev, mmap_without_capabilities_eperm)
 {
 	/* inherited fd, all capabilities dropped: ioctl and mmap refused */
-	EXPECT_EQ(100 + EPERM, child_access(self->fd, -1, 0, 0));
+	EXPECT_EQ(IOCTL_EPERM | MMAP_EPERM, child_access(self->fd, -1, 0, 0));
 	/* inherited by an unprivileged user */
-	EXPECT_EQ(100 + EPERM, child_access(self->fd, -1, 65534, 0));
+	EXPECT_EQ(IOCTL_EPERM | MMAP_EPERM, child_access(self->fd, -1, 65534, 0));
 	/* the privileged parent's own fd still maps */
 	EXPECT_EQ(0, child_access(self->fd, CAP_SYS_ADMIN, 0, 0));
 }
@@ -338,7 +385,7 @@ TEST_F(dev, mmap_refused_even_when_everyone_may_open)
 	ASSERT_EQ(0, chmod(KPROF_TEST_DEV, 0666));
 	err = child_access(-1, -1, 65534, 1);
 	EXPECT_EQ(0, chmod(KPROF_TEST_DEV, st.st_mode & 07777));
-	EXPECT_EQ(100 + EPERM, err);
+	EXPECT_EQ(IOCTL_EPERM | MMAP_EPERM, err);
 
 	/* and a refused mmap alone, by root without capabilities */
 	pid = fork();
@@ -359,8 +406,8 @@ TEST_F(dev, one_capability_is_enough)
 {
 	EXPECT_EQ(0, child_access(self->fd, CAP_SYS_ADMIN, 0, 0));
 	/* others do not count */
-	EXPECT_EQ(100 + EPERM, child_access(self->fd, CAP_NET_ADMIN, 0, 0));
-	EXPECT_EQ(100 + EPERM, child_access(self->fd, CAP_SYS_PTRACE, 0, 0));
+	EXPECT_EQ(IOCTL_EPERM | MMAP_EPERM, child_access(self->fd, CAP_NET_ADMIN, 0, 0));
+	EXPECT_EQ(IOCTL_EPERM | MMAP_EPERM, child_access(self->fd, CAP_SYS_PTRACE, 0, 0));
 	if (!have_cap_perfmon()) {
 		TH_LOG("no CAP_PERFMON before 5.8: CAP_SYS_ADMIN only");
 		return;

@@ -60,6 +60,52 @@ static inline int kprof_test_load(void)
 	return access(KPROF_TEST_DEV, F_OK);
 }
 
+/*
+ * Unload kprofmod and load it again with @params after the suite's own
+ * (KPROF_LOAD_PARAMS); every descriptor on it must be closed first.
+ */
+static inline int kprof_test_reload(const char *params)
+{
+	const char *ko = getenv("KPROF_KO"), *par = getenv("KPROF_LOAD_PARAMS");
+	char cmd[768];
+
+	if (system("rmmod kprofmod 2>/dev/null; true"))
+		return -1;
+	if (!par)
+		par = "";
+	if (ko && *ko)
+		snprintf(cmd, sizeof(cmd), "insmod '%s' %s %s", ko, par, params);
+	else
+		snprintf(cmd, sizeof(cmd), "modprobe kprofmod %s %s", par, params);
+	return system(cmd) ? -1 : 0;
+}
+
+/*
+ * KPROF_EXACT_TIME=1: the guest's clock counts the instructions it runs
+ * (QEMU -icount shift=0,sleep=off; check.sh's 6.1-icount VM), so no load
+ * on the host can make it miss a timer or stretch an interval.  Tests
+ * whose bounds are time hold them tight there only.
+ */
+static inline int kprof_test_exact_time(void)
+{
+	const char *e = getenv("KPROF_EXACT_TIME");
+
+	return e && !strcmp(e, "1");
+}
+
+/* Write @v to the file @path (a sysfs or procfs knob): 0 or -errno. */
+static inline int kprof_test_write_file(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v, strlen(v)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /* Drop every capability of the calling thread (uid stays 0). */
 static inline int kprof_test_drop_caps(void)
 {

@@ -11,7 +11,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 tap_plan 8
 kp_unload
-kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
+# Room for every stack of the three recordings: on the debug kernel
+# nearly every sample is a stack of its own, and the default 4096
+# entries filled (988 stack drops, the spinner's rows under stack 0).
+kp_load stacks=65536 || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
 # The 75/25 spinner, recorded from outside.  It runs until killed: the
 # reader names its frames after the recording, from the live process (on
@@ -68,9 +71,43 @@ tap_result $? "pprof file decodes with protoc --decode_raw"
 tap_check "pprof has samples and names spin_hot_a" \
 	sh -c "grep -q '^2 {' '$tmp/p.txt' && grep -q 'spin_hot_a' '$tmp/p.txt'"
 
-"$KPROF_BIN" record -d 2 -o "$tmp/p.json" --format json 2>/dev/null
-tap_check "record --format json writes one object with cpu and tcp tables" \
-	python3 -I -S -c 'import json,sys; o=json.load(open(sys.argv[1])); assert isinstance(o["cpu"], list) and isinstance(o["tcp"], list) and o["samples_total"] >= 0' "$tmp/p.json"
+# JSON over a spinner and a TCP workload (2 ms a request, slower than the
+# 1 ms threshold, so the requests have stacks): both tables filled, the
+# totals adding up, each program's rows under its own name and frames.
+"$SPIN" 600 &
+spin=$!
+"$KP_DIR/tcp_workload" -d 6 2 >/dev/null &
+wl=$!
+"$KPROF_BIN" record -d 2 -o "$tmp/p.json" --format json 2>"$tmp/err.json"
+kill "$spin"
+wait "$spin" 2>/dev/null
+wait "$wl"
+json_ok()
+{
+	python3 -I -S - "$1" "$2" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+cpu, tcp = o["cpu"], o["tcp"]
+spin = sum(r["samples"] for r in cpu if r["comm"] == "cpu_spin" and
+           any(f.startswith("spin_hot_a") for f in r["frames"]))
+wl = sum(r["count"] for r in tcp if r.get("comm") == "tcp_workload" and r["frames"])
+print("# %d samples (%d idle), %d of cpu_spin in spin_hot_a; %d requests, %d of tcp_workload with frames"
+      % (o["samples_total"], o["samples_idle"], spin, o["requests"], wl))
+if not spin:
+    # what the spinner's rows did hold, and what the reader said
+    for r in [r for r in cpu if r["comm"] == "cpu_spin"][:5]:
+        print("# cpu_spin row: %d samples, frames %s"
+              % (r["samples"], ";".join(r["frames"][:4])))
+    print("# drops %s" % o["drops"])
+    for line in open(sys.argv[2]):
+        print("# stderr: " + line.rstrip())
+assert spin > 0 and wl > 0
+assert sum(r["samples"] for r in cpu) <= o["samples_total"]
+assert sum(r["count"] for r in tcp) == o["requests"]
+PY
+}
+tap_check "record --format json: both tables, totals that add up, the programs' own frames" \
+	json_ok "$tmp/p.json" "$tmp/err.json"
 
 kp_unload
 tap_finish

@@ -285,32 +285,67 @@ static inline uint64_t rows_count(const struct export *e, uint16_t rport,
 	return n;
 }
 
+/*
+ * Bucket @i's lower bound, from the uapi header's definition of lower(i);
+ * the tests never use the module's index formula, so that a bug in it
+ * cannot hide behind a copy of itself.
+ */
+static inline uint64_t hist_lower(unsigned int i)
+{
+	if (i < (1U << KPROF_HIST_SUB_BITS))
+		return i;
+	return ((1ull << KPROF_HIST_SUB_BITS) +
+		(i & ((1U << KPROF_HIST_SUB_BITS) - 1))) <<
+	       (i / (1U << KPROF_HIST_SUB_BITS) - 1);
+}
+
+/* The bucket holding @v, by search over hist_lower(). */
+static inline unsigned int hist_bucket_of(uint64_t v)
+{
+	unsigned int b = 0;
+
+	while (b + 1 < KPROF_HIST_BUCKETS && hist_lower(b + 1) <= v)
+		b++;
+	return b;
+}
+
+/* Nearest rank (1-based) of percentile @p among @n values. */
+static inline uint64_t pct_rank(double p, uint64_t n)
+{
+	uint64_t rank = (uint64_t)(p / 100.0 * n + 0.999999);
+
+	return rank < 1 ? 1 : rank > n ? n : rank;
+}
+
+/* The bucket holding the @rank-th smallest value of @hist. */
+static inline unsigned int hist_rank_bucket(const uint64_t *hist,
+					    uint64_t rank)
+{
+	uint64_t seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < KPROF_HIST_BUCKETS - 1; b++) {
+		seen += hist[b];
+		if (seen >= rank)
+			break;
+	}
+	return b;
+}
+
 /* Percentile of a histogram: the midpoint of the bucket holding it. */
 static inline double hist_pct(const uint64_t *hist, double p)
 {
-	uint64_t total = 0, seen = 0, rank;
+	uint64_t total = 0;
 	unsigned int b;
 
 	for (b = 0; b < KPROF_HIST_BUCKETS; b++)
 		total += hist[b];
 	if (!total)
 		return 0;
-	rank = (uint64_t)(p / 100.0 * total + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	for (b = 0; b < KPROF_HIST_BUCKETS; b++) {
-		seen += hist[b];
-		if (seen >= rank)
-			break;
-	}
-	if (b < 8)
-		return b;
-	{
-		unsigned int e = b / 8 - 1, m = b % 8;
-		double lo = (double)((8ull + m) << e);
-
-		return lo + (double)(1ull << e) / 2;
-	}
+	b = hist_rank_bucket(hist, pct_rank(p, total));
+	if (b + 1 >= KPROF_HIST_BUCKETS)
+		return (double)hist_lower(b);
+	return (hist_lower(b) + hist_lower(b + 1)) / 2.0;
 }
 
 static inline int cmp_u64(const void *a, const void *b)
@@ -318,6 +353,79 @@ static inline int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The stack @id in the export, or NULL. */
+static inline const struct kprof_stack *find_stack(const struct export *e,
+						   uint32_t id)
+{
+	const struct kprof_stack *st = (const void *)((const char *)e->map +
+						      e->hdr->stacks_off);
+	uint32_t i;
+
+	for (i = 0; i < e->hdr->nr_stacks; i++)
+		if (st[i].id == id)
+			return &st[i];
+	return NULL;
+}
+
+/* Kernel frame @k's name of stack @st (k < nr_kernel). */
+static inline const char *stack_ksym(const struct export *e,
+				     const struct kprof_stack *st, uint32_t k)
+{
+	const char *s = (const char *)e->map + e->hdr->strings_off +
+			st->ksyms_off;
+
+	while (k--)
+		s += strlen(s) + 1;
+	return s;
+}
+
+/* Client threads doing request/response against one server until told. */
+struct load {
+	struct server srv;
+	pthread_t thr[2];
+	volatile int stop;
+	uint64_t done;
+};
+
+static inline void *load_client(void *arg)
+{
+	struct load *l = arg;
+	int fd = client_connect(AF_INET, l->srv.port);
+
+	if (fd < 0)
+		return NULL;
+	while (!l->stop)
+		if (client_request(fd))
+			__atomic_add_fetch(&l->done, 1, __ATOMIC_RELAXED);
+	close(fd);
+	return NULL;
+}
+
+/* @delay_ns: the server's think time; 0 saturates loopback. */
+static inline int load_start(struct load *l, uint64_t delay_ns)
+{
+	int i;
+
+	memset(l, 0, sizeof(*l));
+	l->srv.respond = 1;
+	if (server_start(&l->srv, AF_INET, delay_ns))
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&l->thr[i], NULL, load_client, l))
+			return -1;
+	return 0;
+}
+
+static inline void load_stop(struct load *l)
+{
+	int i;
+
+	l->stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(l->thr[i], NULL);
+	server_stop(&l->srv);
 }
 
 #endif
