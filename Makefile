@@ -16,14 +16,17 @@ VM := selftests/vm
 # The kernel matrix: booted by check-matrix, compiled by check.
 MATRIX := 6.1 5.10 6.12 sid
 # Booted by check and check-matrix too, with the kernel-splat checks:
-# Debian's 6.1 PREEMPT_RT kernel, and the debug kernel built from
-# linux-source-6.1 (selftests/vm/debug-kernel.sh: KASAN, lockdep,
-# kmemleak, no BTF), whose build runs in the background at idle priority,
-# paused while a VM runs.  The torture run boots 6.1 once more.  The VMs
-# run side by side, one per host CPU (KPROF_VM_JOBS=N sets the number);
-# the debug kernel's last and alone.
-SAFETY := 6.1-rt
-DEBUG := debug
+# Debian's 6.1 PREEMPT_RT kernel, and the debug kernels built from
+# linux-source-6.1 and linux-source-5.10 (selftests/vm/debug-kernel.sh:
+# KASAN, lockdep, kmemleak, no BTF; 5.10 with HARDENED_USERCOPY, running
+# the tests that walk user stacks from hardirq and NMI), whose builds run
+# in the background at idle priority, paused while a VM runs.  The
+# torture run boots 6.1 once more.  The VMs run side by side, one per
+# host CPU (KPROF_VM_JOBS=N sets the number); the debug kernels' last and
+# alone.  6.1-icount boots Debian's 6.1 once more, one vCPU on a clock
+# that counts instructions, for the sampling tests' exact rates.
+SAFETY := 6.1-rt 6.1-icount
+DEBUG := debug debug-5.10
 TORTURE := 6.1
 
 PREFIX ?= /usr/local
@@ -36,11 +39,11 @@ all: module reader
 help:
 	@echo "make              build kprofmod.ko (KVER=/KDIR= pick the kernel) and userspace/kprof"
 	@echo "make demo         build, boot a VM with the module, run the reader"
-	@echo "make check        quality gates, compile matrix, selftests booted on Debian's 6.1, 6.1-rt and the debug kernel, torture"
+	@echo "make check        quality gates, compile matrix, selftests booted on Debian's 6.1, 6.1-rt, 6.1-icount and the debug kernels, torture"
 	@echo "make check-matrix CI: make check, plus the selftests booted on every matrix kernel"
 	@echo "make vmcheck KVER=NAME  selftests booted on one matrix kernel ($(MATRIX) $(SAFETY) $(DEBUG))"
 	@echo "make vmcheck-torture KVER=NAME  torture.sh booted on one matrix kernel"
-	@echo "make vmcheck-debug  selftests booted on the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "make vmcheck-debug  selftests booted on the debug kernels (KASAN, lockdep, kmemleak; samples in NMI)"
 	@echo "make vmcheck-kdir KDIR=DIR [IMAGE=FILE]  W=1, DKMS build and selftests on a prepared kernel tree and its image"
 	@echo "make install      install the reader, the man pages and bash completion"
 	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
@@ -107,7 +110,7 @@ vmcheck-torture: deps $(KSFT_DIR)/lib.mk
 	$(VM)/check.sh --torture "$(KVER)"
 
 vmcheck-debug: deps $(KSFT_DIR)/lib.mk
-	$(VM)/check.sh --boot debug
+	$(VM)/check.sh --boot "$(DEBUG)"
 
 # Any prepared kernel build tree (e.g. an older kernel built by hand) and
 # its image: make vmcheck-kdir KDIR=/path/to/linux [IMAGE=bzImage]

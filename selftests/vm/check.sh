@@ -11,10 +11,20 @@
 # --boot      per named kernel: W=1 build, DKMS build + install, then boot it
 #             with virtme-ng and run the selftests and the DKMS modprobe test.
 #             The name "debug" is the debug kernel (debug-kernel.sh: KASAN,
-#             lockdep, kmemleak; built from linux-source-6.1, no DKMS); on it
-#             and on 6.1-rt the console must also be free of kernel splats
-#             (see splat_check), and on the debug kernel kmemleak must find
-#             nothing after the suite.
+#             lockdep, kmemleak; built from linux-source-6.1, no DKMS);
+#             "debug-5.10" the same built from linux-source-5.10, with
+#             HARDENED_USERCOPY, where the module's own NMI-safe user copy
+#             is the one in use: it runs the tests that walk user stacks
+#             from hardirq and NMI ($debug510_tests).  "6.1-icount" is
+#             Debian's 6.1 with one vCPU whose clock counts instructions
+#             (QEMU -icount shift=0,sleep=off): the sampling tests
+#             ($icount_tests) hold rates to 1% there, since no load on
+#             the host can make that guest miss a timer.  On the debug
+#             kernels the module is a test build (KPROF_TEST_NMI=1: every
+#             cpu-clock sample is taken in NMI).  On every kernel the
+#             console must be free of kernel splats (see splat_check), and
+#             on the debug kernels kmemleak must find nothing after the
+#             suite.
 # --torture NAME  boot the named kernel and run torture.sh there
 #             (traffic, snapshots, toggles, readers, CPU hotplug, rmmod
 #             attempts, then 100 load/unload cycles under traffic), with
@@ -43,6 +53,11 @@ out=$proj/build/results
 checkpatch=$proj/build/checkpatch/checkpatch.pl
 ks=$vm/kernel.sh
 dk=$vm/debug-kernel.sh
+# what the 5.10 debug kernel runs: the tests that walk user stacks from
+# hardirq and NMI (and in int3 probes), and the module's unload
+debug510_tests="kprof_abi_test cpu_sample_test tcp_latency_test nmi_test load_unload.sh privacy.sh"
+# what the instruction-count VM runs: the tests whose bounds are time
+icount_tests="cpu_sample_test"
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
 
 gates=0 unit=0 compile='' boot='' torture='' kdir='' image=''
@@ -78,22 +93,69 @@ tap()
 	fi
 }
 
+# is_debug NAME: NAME is one of the debug kernels
+is_debug()
+{
+	case $1 in debug|debug-5.10) return 0 ;; esac
+	return 1
+}
+
+# is_icount NAME: NAME is a kernel booted with an instruction-count clock
+is_icount()
+{
+	[[ $1 == *-icount ]]
+}
+
+# kname NAME: the kernel.sh name of the kernel that VM NAME boots
+kname()
+{
+	echo "${1%-icount}"
+}
+
+# subset NAME: the tests VM NAME runs, when not the whole suite
+subset()
+{
+	case $1 in
+	debug-5.10) echo "$debug510_tests" ;;
+	*-icount) echo "$icount_tests" ;;
+	esac
+}
+
+# dk_series NAME: debug-kernel.sh's series of debug kernel NAME
+dk_series()
+{
+	if [ "$1" = debug ]; then
+		echo 6.1
+	else
+		echo "${1#debug-}"
+	fi
+}
+
+# dk_run NAME ARGS...: debug-kernel.sh for debug kernel NAME
+dk_run()
+{
+	local name=$1
+	shift
+	"$dk" -k "$(dk_series "$name")" "$@"
+}
+
 # Build the module for NAME (against KDIR when given) with W=1; fails on
-# any warning.
+# any warning.  For a debug kernel, a test build (KPROF_TEST_NMI=1).
 build_module()
 {
-	local name=$1 log=$out/build-$1.log rc kdir=${2:-}
-	if [ "$name" = debug ]; then
-		kdir=$("$dk" kdir) || return 1
+	local name=$1 log=$out/build-$1.log rc kdir=${2:-} test=''
+	if is_debug "$name"; then
+		kdir=$(dk_run "$name" kdir) || return 1
+		test=KPROF_TEST_NMI=1
 	fi
 	# kprofmod, and the selftests' peer module (coexist.sh)
 	if [ -n "$kdir" ]; then
 		make module-clean KDIR="$kdir" >/dev/null 2>&1
-		make module peer-module KDIR="$kdir" W=1 >"$log" 2>&1
+		make module peer-module KDIR="$kdir" W=1 $test >"$log" 2>&1
 		rc=$?
 	else
-		"$ks" make "$name" module-clean >/dev/null 2>&1
-		"$ks" make "$name" module peer-module W=1 >"$log" 2>&1
+		"$ks" make "$(kname "$name")" module-clean >/dev/null 2>&1
+		"$ks" make "$(kname "$name")" module peer-module W=1 >"$log" 2>&1
 		rc=$?
 	fi
 	if [ $rc -ne 0 ] || grep -E 'warning:|error:' "$log"; then
@@ -109,28 +171,21 @@ dkms_in()
 	"$ks" run "$name" -- dkms "$@"
 }
 
-# splat_check NAME CONSOLE: one TAP result per kind of kernel splat, each
-# failing when the guest's console (the kernel's messages at loglevel 5:
-# errors and warnings) shows one.  Only the kernel's lines count (they
-# carry a [seconds] stamp): not the host tools' or the tests'.  Lockdep's reports all begin "WARNING:"
-# or "BUG:"; they are counted first on their own.
+# splat_check NAME CONSOLE: one TAP result per kind of kernel report in
+# splat-kinds, each failing when the guest's console (the kernel's
+# messages at loglevel 5: errors and warnings) shows one.  Only the
+# kernel's lines count (they carry a [seconds] stamp): not the host
+# tools' or the tests'.
 splat_check()
 {
 	local name=$1 log=$2 f=vm-$1 kind re hits
-	for kind in \
-		"KASAN report|BUG: KASAN" \
-		"lockdep report|WARNING: (possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|possible irq lock inversion|bad unlock balance|held lock freed|lock held when returning)|BUG: (held lock freed|bad unlock balance|MAX_LOCK)|INFO: possible (recursive|irq)" \
-		"sleeping in atomic context|BUG: (sleeping function called from invalid context|scheduling while atomic|workqueue leaked lock|using smp_processor_id\(\) in preemptible)" \
-		"\"BUG:\" of any kind|BUG:" \
-		"\"WARNING:\" of any kind|WARNING:" \
-		"oops, panic or stall|Oops|Kernel panic|general protection fault|rcu_.*self-detected stall|soft lockup|hung_task"; do
-		re=${kind#*|}
+	while IFS=$'\t' read -r kind re; do
 		hits=$(grep -aE "\\[ *[0-9]+\\.[0-9]+\\] .*($re)" "$log" |
 			head -n 20)
 		[ -z "$hits" ] || printf '%s\n' "$hits"
 		tap "$f" "$( [ -z "$hits" ]; echo $?)" \
-			"no ${kind%%|*} on the console of $name"
-	done
+			"no $kind on the console of $name"
+	done < <(grep -v '^#' "$vm/splat-kinds")
 }
 
 # boot_suite NAME KVER GUESTCMD VNG-RUN-ARGS...: boot a 2-CPU VM, run
@@ -141,7 +196,8 @@ splat_check()
 # temporary int3 that another vCPU has already patched back (see README,
 # Torture), which hangs or breaks any test that registers a probe under
 # traffic: an emulator artifact, not the module's.  KPROF_TCG_THREAD=multi
-# gives each vCPU a host thread (the debug kernel's VM, see below).
+# gives each vCPU a host thread (the debug kernel's VM, see below).  An
+# instruction-count VM (is_icount) has one vCPU.
 boot_suite()
 {
 	local name=$1 kver=$2 cmd=$3 rc t0
@@ -150,8 +206,12 @@ boot_suite()
 	# Through a pipe: qemu opens its stdout and stderr again by path,
 	# truncating a regular file, and each opening writes at its own
 	# offset, so the kernel's messages would be overwritten.
-	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} --qemu-opts=-accel --qemu-opts=tcg,thread=${KPROF_TCG_THREAD:-single}" \
-	"$vm/vng-run" "$@" -c 2 -m 2G -- "$cmd" 2>&1 |
+	local cpus=2 opts="--qemu-opts=-accel --qemu-opts=tcg,thread=${KPROF_TCG_THREAD:-single}"
+	# one vCPU: with two, this QEMU never got past the decompressor
+	! is_icount "$name" ||
+		cpus=1 opts="$opts --qemu-opts=-icount --qemu-opts=shift=0,sleep=off"
+	KPROF_VNG_OPTS="${KPROF_VNG_OPTS:-} $opts" \
+	"$vm/vng-run" "$@" -c "$cpus" -m 2G -- "$cmd" 2>&1 |
 		cat >"$out/console-$name.log"
 	rc=${PIPESTATUS[0]}
 	echo "  VM on $kver: $(($(date +%s) - t0)) s"
@@ -180,14 +240,23 @@ dkms_clean()
 debug_pid=''
 # the VM jobs running: pid -> job name, start time
 declare -A job_name=() job_t0=() fetched=()
-if [[ " $boot " == *" debug "* && ( "$boot" != debug || $gates$unit != 00 ) ]]; then
+debugs=''
+for name in $boot; do
+	! is_debug "$name" || debugs="$debugs $name"
+done
+debugs=${debugs# }
+if [ -n "$debugs" ] && [[ "$boot" != "$debugs" || $gates$unit != 00 ]]; then
 	prio=(nice -n 19)
 	chrt --idle 0 true 2>/dev/null && prio=(chrt --idle 0 "${prio[@]}")
 	ionice -c 3 true 2>/dev/null && prio=(ionice -c 3 "${prio[@]}")
-	echo "== debug kernel: building in the background (${prio[*]})"
+	echo "== debug kernels ($debugs): building in the background (${prio[*]})"
 	# its own session, so that it can be stopped as a whole if this
-	# script ends first
-	setsid "${prio[@]}" "$dk" build >"$out/fetch-debug.log" 2>&1 &
+	# script ends first; one kernel after the other
+	bgcmd=''
+	for name in $debugs; do
+		bgcmd="$bgcmd \"$dk\" -k $(dk_series "$name") build >\"$out/fetch-$name.log\" 2>&1 &&"
+	done
+	setsid "${prio[@]}" sh -c "$bgcmd true" &
 	debug_pid=$!
 fi
 # however this script ends, nothing it started goes on running
@@ -228,9 +297,10 @@ if [ "$gates" = 1 ]; then
 	"$checkpatch" --strict --no-tree --terse --show-types -f \
 		module/*.c module/*.h module/compat/*.h uapi/linux/*.h \
 		selftests/peer/kprof_peer.c >"$log" 2>&1
+	rc=$?
 	cat "$log"
-	tap gates "$( ! grep -qE ': (ERROR|WARNING|CHECK):' "$log"; echo $?)" \
-		"checkpatch --strict: no error, warning or check"
+	tap gates "$( [ $rc -eq 0 ] && ! grep -qE ': (ERROR|WARNING|CHECK):' "$log"; echo $?)" \
+		"checkpatch --strict: no error, warning or check (exit status $rc)"
 
 	"$ks" fetch 6.1 >/dev/null || tap gates 1 "fetch kernel 6.1"
 	log=$out/sparse.log
@@ -288,6 +358,13 @@ if [ "$unit" = 1 ]; then
 	[ -z "$left" ] || ps -o pid,etime,args -p "${left# }" | cut -c1-120
 	tap unit-exit "$( [ "$rc" = 255 ] && [ -z "$left" ]; echo $?)" \
 		"vng-run: a guest past its time limit ends with status 255 ($rc) and leaves no emulator running"
+
+	# The accounting itself: hand-made logs (truncated, a suite
+	# missing, short plans, nested failures, a dead VM, skips) that
+	# tap-summary must each count as they are.
+	echo "== accounting (tap-summary over hand-made logs)"
+	"$vm/tap-tests/run.sh" >"$out/unit-accounting.tap" 2>&1
+	grep -E '^not ok|^# ' "$out/unit-accounting.tap"
 
 	echo "== reader unit tests (host)"
 	make -s -C userspace check >"$out/unit.tap" 2>&1
@@ -364,29 +441,34 @@ prepare_suite()
 {
 	local name=$1 kver rc guest_env t0
 	local -a boot_args
-	if [ "$name" = debug ]; then
-		# the debug kernel: no DKMS (its build tree is no installed
+	if is_debug "$name"; then
+		# a debug kernel: no DKMS (its build tree is no installed
 		# kernel); 2G for KASAN; TCG is slow with it: more time
 		t0=$(date +%s)
 		if [ -n "$debug_pid" ]; then
 			bg_build CONT
 			wait "$debug_pid"
-			rc=$?
 			debug_pid=''
-		else
-			"$dk" build >"$out/fetch-$name.log" 2>&1
-			rc=$?
 		fi
+		# built by the background job, or cached, or built now
+		dk_run "$name" build >>"$out/fetch-$name.log" 2>&1
+		rc=$?
 		if [ $rc -ne 0 ]; then
 			tail -n 20 "$out/fetch-$name.log"
-			tap "vm-$name" 1 "build the debug kernel"
+			tap "vm-$name" 1 "build the debug kernel $name"
 			return 1
 		fi
 		cat "$out/fetch-$name.log"
-		kver=$("$dk" kver)
+		kver=$(dk_run "$name" kver)
 		tap "vm-$name" 0 "debug kernel $kver built or cached (waited $(($(date +%s) - t0)) s for it)"
-		boot_args=(-i "$("$dk" image)" -t 3600)
+		boot_args=(-i "$(dk_run "$name" image)" -t 3600)
 		guest_env="KPROF_DEBUG_KERNEL=1 KPROF_KMEMLEAK=1"
+		[ "$name" = debug ] || guest_env="$guest_env KPROF_TESTS='$(subset "$name")'"
+	elif is_icount "$name"; then
+		# the sampling tests only, no DKMS (that is the base kernel's)
+		kver=$("$ks" kver "$(kname "$name")")
+		boot_args=(-k "$kver")
+		guest_env="KPROF_EXACT_TIME=1 KPROF_TESTS='$(subset "$name")'"
 	else
 		kver=$("$ks" kver "$name")
 		boot_args=(-k "$kver")
@@ -409,9 +491,32 @@ prepare_suite()
 	build_module "$name"
 	tap "vm-$name" $? "module builds with W=1 and no warnings on $kver"
 	save_modules "$name"
+	expect_guest "$name" "$guest_env"
 	vm_args=("$name" "$kver"
 		"$guest_env $(vm_env "$name") KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh"
 		"${boot_args[@]}")
+}
+
+# expect_guest NAME GUEST-ENV: what NAME's guest must report, one
+# top-level result per line, in guest-NAME.tap.expect (see tap-summary):
+# a result per test program it runs, the runner's exit status, and the
+# DKMS and kmemleak checks where they run.  A guest that dies reports
+# none of them: each counts as a failure.
+expect_guest()
+{
+	local name=$1 genv=$2 t
+	{
+		if [[ $genv == *KPROF_TESTS=* ]]; then
+			for t in $(subset "$name"); do echo "$t"; done
+		else
+			make -s -C "$proj/build/ksft/kprofmod" print_tests \
+				KPROF_UAPI="$proj/uapi" OUTPUT="$proj/build/ksft/kprofmod"
+		fi | sed 's/^/selftests: kprofmod: /'
+		echo "make run_tests exited 0"
+		[[ $genv != *KPROF_DKMS=1* ]] || echo "dkms: modprobe kprofmod"
+		[[ $genv != *KPROF_KMEMLEAK=1* ]] ||
+			echo "kmemleak: no leak reported after the suite"
+	} >"$out/guest-$name.tap.expect"
 }
 
 # vm_job JOB BOOT-SUITE-ARGS...: one VM and its console checks (in the
@@ -421,9 +526,9 @@ vm_job()
 	local job=$1
 	shift
 	boot_suite "$@"
-	case $job in
-	debug|6.1-rt|torture-*) splat_check "$job" "$out/console-$job.log" ;;
-	esac
+	# every kernel's console: what the guest's per-program reading of
+	# the kernel log cannot see (boot, the DKMS test, the unload)
+	splat_check "$job" "$out/console-$job.log"
 }
 
 # vm_reap: wait for one VM job to end and print its output
@@ -452,8 +557,10 @@ vm_start()
 
 if [ -n "$torture$boot" ]; then
 	# the selftests, once: every VM runs them from build/ksft
-	make -s selftests >"$out/selftests-vm-build.log" 2>&1 ||
-		cat "$out/selftests-vm-build.log"
+	make -s selftests >"$out/selftests-vm-build.log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || cat "$out/selftests-vm-build.log"
+	tap selftests-build "$rc" "the selftests the VMs run build (exit status $rc)"
 fi
 
 # The queue: the debug kernel last, alone, with a host thread per vCPU.
@@ -465,23 +572,25 @@ fi
 # cycles the module under traffic as torture does.
 queue=()
 for name in $boot; do
-	[ "$name" = debug ] || queue+=("$name")
+	is_debug "$name" || queue+=("$name")
 done
 for name in $torture; do
 	queue+=("torture-$name")
 done
-[[ " $boot " != *" debug "* ]] || queue+=(debug)
+for name in $debugs; do
+	queue+=("$name")
+done
 
 # DKMS: clear every kernel's state before the first install
 for name in $boot; do
-	[ "$name" = debug ] && continue
-	if ! "$ks" fetch "$name" >"$out/fetch-$name.log" 2>&1; then
+	is_debug "$name" && continue
+	if ! "$ks" fetch "$(kname "$name")" >"$out/fetch-$name.log" 2>&1; then
 		tail -n 20 "$out/fetch-$name.log"
 		tap "vm-$name" 1 "fetch kernel $name"
 		continue
 	fi
 	fetched[$name]=1
-	dkms_clean "$name"
+	is_icount "$name" || dkms_clean "$name"
 done
 
 for job in "${queue[@]}"; do
@@ -489,10 +598,10 @@ for job in "${queue[@]}"; do
 	vm_args=()
 	case $job in
 	torture-*) prepare_torture "${job#torture-}" ;;
-	debug) prepare_suite debug ;;
+	debug|debug-*) prepare_suite "$job" ;;
 	*) [ -z "${fetched[$job]:-}" ] || prepare_suite "$job" ;;
 	esac
-	if [ "$job" = debug ] && [ ${#vm_args[@]} -gt 0 ]; then
+	if is_debug "$job" && [ ${#vm_args[@]} -gt 0 ]; then
 		while [ ${#job_name[@]} -gt 0 ]; do
 			vm_reap
 		done
@@ -505,7 +614,7 @@ while [ ${#job_name[@]} -gt 0 ]; do
 	vm_reap
 done
 for name in $boot; do
-	[ "$name" = debug ] || dkms_clean "$name"
+	is_debug "$name" || is_icount "$name" || dkms_clean "$name"
 done
 
 # A prepared build tree: W=1 build, DKMS build in a private tree, the suite.
@@ -539,6 +648,7 @@ if [ -n "$kdir" ]; then
 		rm -rf "$dt"
 
 		make -s selftests >/dev/null 2>&1
+		expect_guest "$name" "KPROF_DKMS=1"
 		# In the VM, DKMS builds against the same tree and installs
 		# into the guest's own /lib/modules (a tmpfs there), so the
 		# suite and the DKMS modprobe test run as on an installed
@@ -556,4 +666,5 @@ fi
 
 echo "== summary"
 # shellcheck disable=SC2046
-"$vm/tap-summary" $(ls "$out"/*.tap 2>/dev/null)
+"$vm/tap-summary" --skips "$vm/expected-skips" \
+	$(ls "$out"/*.tap "$out"/*.expect 2>/dev/null)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the test VM (through vng-run): the kselftest suite, then,
+# Runs inside the test VM (through vng-run): the kselftest suite (or the
+# programs and scripts named in KPROF_TESTS), then,
 # with KPROF_DKMS=1, the check that the DKMS-installed module modprobes,
 # and with KPROF_KMEMLEAK=1 (the debug kernel), a kmemleak scan after the
 # suite and the module's unload.  Prints TAP; the host counts it with
@@ -29,26 +30,70 @@ ksft=$proj/build/ksft/kprofmod
 
 # timed: the runner's output, with how long each test took after its
 # result line (a TAP comment), so a slow kernel's run shows where its
-# time went.
+# time went; and the kernel log after each test program, read by
+# sequence number (kmsg-check): at the end, a TAP document with one
+# result per program, failing when the kernel logged a splat while it ran.
 timed()
 {
-	local line t0=$SECONDS
+	local line t0=$SECONDS mark out rc name i
+	local -a names=() verdicts=()
+	mark=$(selftests/vm/kmsg-check mark)
 	while IFS= read -r line; do
 		printf '%s\n' "$line"
 		case $line in
 		'ok '[0-9]*' selftests: '*|'not ok '[0-9]*' selftests: '*)
 			line=${line#*selftests: }
-			echo "# ${line%% \#*} took $((SECONDS - t0)) s"
+			name=${line%% \#*}
+			echo "# $name took $((SECONDS - t0)) s"
+			out=$(selftests/vm/kmsg-check since "$mark")
+			rc=$?
+			mark=$(printf '%s\n' "$out" | sed -n 's/^last //p')
+			[ -n "$mark" ] || { mark=$(selftests/vm/kmsg-check mark); rc=1; }
+			printf '%s\n' "$out" | grep -v '^last ' | sed "s|^|# kernel log during $name: |"
+			names+=("$name")
+			verdicts+=("$rc")
 			t0=$SECONDS ;;
 		esac
 	done
+	echo "TAP version 13"
+	echo "1..${#names[@]}"
+	for i in "${!names[@]}"; do
+		[ "${verdicts[$i]}" -eq 0 ] && printf 'ok' || printf 'not ok'
+		echo " $((i + 1)) kernel log: no splat while ${names[$i]} ran"
+	done
 }
 : >"$tap"
+status=0
 {
 	echo "# guest kernel $(uname -r), $(nproc) CPU(s)"
 	[ "${KPROF_KMEMLEAK:-0}" != 1 ] || selftests/vm/kmemleak-guest.sh start
-	make -s -C "$ksft" run_tests KPROF_UAPI="$proj/uapi" OUTPUT="$ksft" |
-		timed
+	subset=()
+	if [ -n "${KPROF_TESTS:-}" ]; then
+		# a subset (the 5.10 debug kernel, the instruction-count VM):
+		# programs and scripts
+		gen='' progs=''
+		for t in $KPROF_TESTS; do
+			case $t in
+			*.sh) progs="$progs $t" ;;
+			*) gen="$gen $ksft/$t" ;;
+			esac
+		done
+		echo "# the tests run here:$gen$progs"
+		subset=(TEST_GEN_PROGS="$gen" TEST_PROGS="$progs")
+	fi
+	make -s -C "$ksft" run_tests KPROF_UAPI="$proj/uapi" OUTPUT="$ksft" \
+		"${subset[@]}" | timed
+	# the runner's own status counts too (make failing to build or
+	# start it leaves no result of the tests it did not run)
+	rc=${PIPESTATUS[0]}
+	echo "TAP version 13"
+	echo "1..1"
+	if [ "$rc" -eq 0 ]; then
+		echo "ok 1 make run_tests exited 0"
+	else
+		echo "not ok 1 make run_tests exited 0 # exit=$rc"
+		status=1
+	fi
 	if [ "${KPROF_DKMS:-0}" = 1 ]; then
 		selftests/vm/dkms-guest.sh
 	fi
@@ -57,3 +102,4 @@ timed()
 cat "$tap"
 [ -z "${KPROF_TAP:-}" ] || cp "$tap" "$KPROF_TAP"
 rm -f "$tap"
+exit $status

@@ -9,6 +9,8 @@
 #   kernel.sh kdir NAME                 KDIR, as seen where `make` runs
 #   kernel.sh make NAME [ARGS...]       make KVER=.. KDIR=.. ARGS in $PWD
 #   kernel.sh run NAME [--] CMD...      run CMD in NAME's build environment
+#   kernel.sh source NAME               download NAME's linux-source .deb
+#                                       (not installed); print its path
 #
 # Versions are resolved from the suite's linux-{image,headers}-FLAVOUR
 # metapackages, never hard-coded.  apt runs on a private sources list and
@@ -321,6 +323,20 @@ fetch() {
 	note "$NAME: $KVER ready ($BUILD build, KDIR=$KDIR)"
 }
 
+# source: the suite's linux-source-X.Y package (X.Y from the kernel
+# release), downloaded into the cache, never installed.
+source_deb() {
+	local pkg
+	mkdir -p "$CACHE/state"
+	exec 9>"$CACHE/.lock"
+	flock 9
+	apt_update
+	KVER=$(deps "linux-image-$FLAVOUR" | awk 'sub(/^linux-image-/, "") && !n++')
+	[[ $KVER =~ ^([0-9]+\.[0-9]+) ]] || die "cannot resolve linux-image-$FLAVOUR in $SUITES"
+	pkg=linux-source-${BASH_REMATCH[1]}
+	download "$pkg"
+}
+
 need_fetched() {
 	[[ -n $KVER && -e /boot/vmlinuz-$KVER ]] ||
 		die "$NAME is not fetched; run: kernel.sh fetch $NAME"
@@ -335,11 +351,12 @@ cmd=${1:-}
 (($#)) && shift
 case $cmd in
 list)	printf '%s\n' "${NAMES[@]}" ;;
-fetch|kver|kdir|make|run|__chroot)
+fetch|kver|kdir|make|run|source|__chroot)
 	(($#)) || usage
 	load "$1"; shift
 	case $cmd in
 	fetch)	fetch ;;
+	source)	source_deb ;;
 	kver)	need_fetched; echo "$KVER" ;;
 	kdir)	need_fetched; echo "$KDIR" ;;
 	make)	need_fetched; run_env "$PWD" make KVER="$KVER" KDIR="$KDIR" "$@" ;;

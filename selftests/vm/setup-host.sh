@@ -15,7 +15,7 @@ PKGS=(
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	sparse dkms debootstrap qemu-system-x86 iproute2 util-linux
 	busybox-static util-linux-extra kbd python3-requests python3-argcomplete
-	libkmod-dev libdw-dev libelf-dev libjson-c-dev libprotobuf-c-dev
+	libkmod-dev libdw-dev libelf-dev libjson-c-dev libprotobuf-c-dev libseccomp-dev
 	protobuf-c-compiler protobuf-compiler golang-go zlib1g-dev
 	groff-base man-db clang libclang-rt-dev
 	bpftrace bpfcc-tools linux-perf
