@@ -96,28 +96,6 @@ static void teardown(struct setup *t)
 }
 
 /*
- * Requests counted in the last interval on @port's client rows, with
- * stack ID 0 (*@zero) and with a stack (*@walked).
- */
-static void count_rows(const struct export *ex, uint16_t port,
-		       uint64_t *zero, uint64_t *walked)
-{
-	uint32_t i;
-
-	*zero = *walked = 0;
-	for (i = 0; i < ex->hdr->nr_tcp_rows; i++) {
-		const struct kprof_tcp_row *r = &ex->rows[i];
-
-		if (r->rport != port || r->role != KPROF_ROLE_CLIENT)
-			continue;
-		if (r->stack_id)
-			*walked += r->count;
-		else
-			*zero += r->count;
-	}
-}
-
-/*
  * 24 requests with 24 distinct stacks into a table of 16: 16 stored, the
  * other 8 counted under stack ID 0, and drops_stacks says 8.  Nothing is
  * lost: every request is counted.
@@ -125,7 +103,7 @@ static void count_rows(const struct export *ex, uint16_t port,
 TEST(stack_table_full_counts_under_zero)
 {
 	struct kprof_stats a, b;
-	uint64_t zero, walked;
+	struct rows_sum sum;
 	struct setup t;
 	int d;
 
@@ -136,13 +114,13 @@ TEST(stack_table_full_counts_under_zero)
 		ASSERT_NE(0, deep(d, t.c));
 	ASSERT_EQ(0, kp_snapshot(t.fd));
 	ASSERT_EQ(0, kp_stats(t.fd, &b));
-	count_rows(&t.ex, t.srv.port, &zero, &walked);
+	rows_sum(&t.ex, t.srv.port, KPROF_ROLE_CLIENT, NULL, &sum);
 	TH_LOG("%u stacks stored; %llu requests with a stack, %llu under 0, %llu stack drops",
-	       b.stacks, (unsigned long long)walked, (unsigned long long)zero,
+	       b.stacks, (unsigned long long)sum.walked, (unsigned long long)sum.zero,
 	       (unsigned long long)(b.drops_stacks - a.drops_stacks));
 	EXPECT_EQ(16, b.stacks);
-	EXPECT_EQ(16, walked);
-	EXPECT_EQ(8, zero);
+	EXPECT_EQ(16, sum.walked);
+	EXPECT_EQ(8, sum.zero);
 	EXPECT_EQ(8, b.drops_stacks - a.drops_stacks);
 	EXPECT_EQ(16, t.ex.hdr->nr_stacks);
 	teardown(&t);
@@ -155,18 +133,16 @@ TEST(stack_table_full_counts_under_zero)
 TEST(user_frames_cut_at_32)
 {
 	const struct kprof_stack *st;
-	uint64_t zero, walked;
+	struct rows_sum sum;
 	struct setup t;
-	uint32_t i, id = 0;
+	uint32_t id;
 
 	ASSERT_EQ(0, setup(&t, ""));
 	ASSERT_NE(0, deep(60, t.c));
 	ASSERT_EQ(0, kp_snapshot(t.fd));
-	count_rows(&t.ex, t.srv.port, &zero, &walked);
-	EXPECT_EQ(1, walked);
-	for (i = 0; i < t.ex.hdr->nr_tcp_rows; i++)
-		if (t.ex.rows[i].rport == t.srv.port)
-			id = t.ex.rows[i].stack_id;
+	rows_sum(&t.ex, t.srv.port, KPROF_ROLE_CLIENT, NULL, &sum);
+	EXPECT_EQ(1, sum.walked);
+	id = sum.stack_id;
 	st = find_stack(&t.ex, id);
 	ASSERT_NE(NULL, st);
 	TH_LOG("stack %u: %u kernel, %u user frames", id, st->nr_kernel,
@@ -286,7 +262,7 @@ TEST(thirty_two_bit_process_gets_no_user_frames)
 {
 	char path[4096], port[8], *slash;
 	const struct kprof_stack *st;
-	uint64_t zero, walked;
+	struct rows_sum sum;
 	struct setup t;
 	uint32_t i, n = 0;
 	ssize_t len;
@@ -315,9 +291,9 @@ TEST(thirty_two_bit_process_gets_no_user_frames)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	ASSERT_EQ(0, kp_snapshot(t.fd));
-	count_rows(&t.ex, t.srv.port, &zero, &walked);
-	EXPECT_EQ(5, walked);
-	EXPECT_EQ(0, zero);
+	rows_sum(&t.ex, t.srv.port, KPROF_ROLE_CLIENT, NULL, &sum);
+	EXPECT_EQ(5, sum.walked);
+	EXPECT_EQ(0, sum.zero);
 	for (i = 0; i < t.ex.hdr->nr_tcp_rows; i++) {
 		if (t.ex.rows[i].rport != t.srv.port)
 			continue;

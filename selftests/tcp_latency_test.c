@@ -1067,26 +1067,6 @@ TEST_F(tcp, start_stop_and_reset)
 	EXPECT_EQ(0, st.inflight);
 }
 
-/* The client rows of @port in the last interval: count, and one's stack. */
-static uint64_t client_rows(const struct export *ex, uint16_t port,
-			    uint32_t *stack_id)
-{
-	uint64_t n = 0;
-	uint32_t i;
-
-	*stack_id = 0;
-	for (i = 0; i < ex->hdr->nr_tcp_rows; i++) {
-		const struct kprof_tcp_row *r = &ex->rows[i];
-
-		if (r->rport != port || r->role != KPROF_ROLE_CLIENT)
-			continue;
-		n += r->count;
-		if (r->stack_id)
-			*stack_id = r->stack_id;
-	}
-	return n;
-}
-
 /* One request on @c, answered by @s once @mid has run. */
 static int request_around(struct __test_metadata *_metadata, int fd, int c,
 			  int s, int (*mid)(int fd, uint16_t port),
@@ -1150,7 +1130,7 @@ static int this_port_walk_all(int fd, uint16_t port)
 TEST_F(tcp, stop_config_and_reset_on_requests_in_flight)
 {
 	struct kprof_stats a, b;
-	uint32_t stack;
+	struct rows_sum sum;
 	int lfd, c, s;
 	uint16_t port;
 
@@ -1165,7 +1145,7 @@ TEST_F(tcp, stop_config_and_reset_on_requests_in_flight)
 				    port));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, kp_stats(self->fd, &b));
-	EXPECT_EQ(0, client_rows(&self->ex, port, &stack));
+	EXPECT_EQ(0, rows_sum(&self->ex, port, KPROF_ROLE_CLIENT, NULL, &sum));
 	EXPECT_EQ(a.requests, b.requests);
 	EXPECT_EQ(a.abandoned, b.abandoned);
 
@@ -1174,8 +1154,8 @@ TEST_F(tcp, stop_config_and_reset_on_requests_in_flight)
 	ASSERT_EQ(0, request_around(_metadata, self->fd, c, s,
 				    other_port_walk_all, port));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	EXPECT_EQ(1, client_rows(&self->ex, port, &stack));
-	EXPECT_NE(0, stack);
+	EXPECT_EQ(1, rows_sum(&self->ex, port, KPROF_ROLE_CLIENT, NULL, &sum));
+	EXPECT_NE(0, sum.stack_id);
 	/* ...and the next one is not */
 	ASSERT_EQ(0, request_around(_metadata, self->fd, c, s, NULL, port));
 	/* not tracked at its start: not counted when the filters take
@@ -1183,7 +1163,7 @@ TEST_F(tcp, stop_config_and_reset_on_requests_in_flight)
 	ASSERT_EQ(0, request_around(_metadata, self->fd, c, s,
 				    this_port_walk_all, port));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	EXPECT_EQ(0, client_rows(&self->ex, port, &stack));
+	EXPECT_EQ(0, rows_sum(&self->ex, port, KPROF_ROLE_CLIENT, NULL, &sum));
 
 	/* RESET of the interval: its counts go, the totals keep them */
 	ASSERT_EQ(0, kp_stats(self->fd, &a));
@@ -1192,7 +1172,7 @@ TEST_F(tcp, stop_config_and_reset_on_requests_in_flight)
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET, KPROF_RESET_INTERVAL));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, kp_stats(self->fd, &b));
-	EXPECT_EQ(0, client_rows(&self->ex, port, &stack));
+	EXPECT_EQ(0, rows_sum(&self->ex, port, KPROF_ROLE_CLIENT, NULL, &sum));
 	EXPECT_EQ(a.requests + 2, b.requests);
 	close(c);
 	close(s);

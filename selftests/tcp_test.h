@@ -266,23 +266,49 @@ static inline void export_unmap(struct export *e)
 	munmap(e->map, e->size);
 }
 
-/* Sum of the counts of rows matching (rport, role); 0 matches anything. */
-static inline uint64_t rows_count(const struct export *e, uint16_t rport,
-				  int role, uint64_t *hist)
+/* What the rows matching (rport, role) hold: see rows_sum(). */
+struct rows_sum {
+	uint64_t count;		/* their requests */
+	uint64_t zero;		/* ... counted under stack ID 0 */
+	uint64_t walked;	/* ... counted under a stack */
+	uint32_t stack_id;	/* one of their stacks, or 0 */
+};
+
+/*
+ * Sum the rows matching (rport, role), 0 matching anything, into @sum,
+ * and their histograms into @hist unless NULL; returns sum->count.
+ */
+static inline uint64_t rows_sum(const struct export *e, uint16_t rport,
+				int role, uint64_t *hist, struct rows_sum *sum)
 {
-	uint64_t n = 0;
 	uint32_t i, b;
 
+	memset(sum, 0, sizeof(*sum));
 	for (i = 0; i < e->hdr->nr_tcp_rows; i++) {
 		const struct kprof_tcp_row *r = &e->rows[i];
 
 		if ((rport && r->rport != rport) || (role && r->role != role))
 			continue;
-		n += r->count;
+		sum->count += r->count;
+		if (r->stack_id) {
+			sum->walked += r->count;
+			sum->stack_id = r->stack_id;
+		} else {
+			sum->zero += r->count;
+		}
 		for (b = 0; hist && b < KPROF_HIST_BUCKETS; b++)
 			hist[b] += r->hist[b];
 	}
-	return n;
+	return sum->count;
+}
+
+/* Sum of the counts of rows matching (rport, role); 0 matches anything. */
+static inline uint64_t rows_count(const struct export *e, uint16_t rport,
+				  int role, uint64_t *hist)
+{
+	struct rows_sum sum;
+
+	return rows_sum(e, rport, role, hist, &sum);
 }
 
 /*
