@@ -472,6 +472,12 @@ static int record_run(int argc, char **argv)
 	if (r.lost)
 		kp_err("%" PRIu64 " interval%s lost to another reader's snapshots",
 		       r.lost, r.lost == 1 ? "" : "s");
+	if (r.rec.drops_stacks)
+		kp_err("%" PRIu64 " sample%s and request%s kept no stack (the "
+		       "stack table was full, or captures collided): see "
+		       "`kprof status` and kprofmod(4) on stacks=",
+		       r.rec.drops_stacks, r.rec.drops_stacks == 1 ? "" : "s",
+		       r.rec.drops_stacks == 1 ? "" : "s");
 	if (write_outputs(&r))
 		ret = KP_EXIT_FAIL;
 out:

@@ -416,6 +416,9 @@ static void print_header(struct top *t, const struct kp_snapshot *snap)
 	if (t->s.run & KPROF_RUN_CPU)
 		printf("  samples %" PRIu64 " (idle %" PRIu64 ")  sample drops %" PRIu64,
 		       snap->samples, snap->samples_idle, snap->drops_samples);
+	/* with TCP, among the drops above */
+	if (!(t->s.run & KPROF_RUN_TCP) && snap->drops_stacks)
+		printf("  no stack %" PRIu64, snap->drops_stacks);
 	printf("%s\n", color(t, C_OFF));
 }
 

@@ -1147,6 +1147,21 @@ result "$( [ $rc -eq 0 ] && [ "$(wc -l <"$ERR")" -eq 2 ] &&
 	   grep -qx 'kprof: 1 interval lost to another reader'"'"'s snapshots' "$ERR" &&
 	   [ -e "$TMP/steal.folded" ] && [ ! -s "$TMP/steal.folded" ]; echo $?)" \
 	"record: an interval lost to another reader is reported, not miscounted"
+env KPROF_FAKE_DROPS_STACKS=3 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" record -d 0.2 -o "$TMP/nostack.folded" >"$OUT" 2>"$ERR"
+rc=$?
+result "$( [ $rc -eq 0 ] &&
+	   grep -q '^kprof: [1-9][0-9]* samples and requests kept no stack (the stack table was full, or captures collided)' "$ERR" &&
+	   [ -e "$TMP/nostack.folded" ]; echo $?)" \
+	"record: samples and requests that kept no stack are reported"
+env KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" record -d 0.2 -o "$TMP/stack.folded" >"$OUT" 2>"$ERR"
+result "$( ! grep -q 'kept no stack' "$ERR"; echo $?)" \
+	"record: nothing said when every stack was kept"
+env KPROF_FAKE_DROPS_STACKS=3 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" top --no-tcp -i 0.1 -n 2 >"$OUT" 2>"$ERR"
+result "$(grep -q 'sample drops [0-9]*  no stack 3' "$OUT"; echo $?)" \
+	"top --no-tcp: samples that kept no stack in the header"
 
 # --- report against the fake device ----------------------------------------------
 

@@ -13,6 +13,7 @@
  * Nth snapshot publishes a corrupt layout), KPROF_FAKE_CORRUPT_CPU=N (the
  * Nth snapshot has a short cpu_row_size), KPROF_FAKE_STEAL=N (the Nth
  * snapshot is overwritten by "another reader"), KPROF_FAKE_START_ERRNO=N,
+ * KPROF_FAKE_DROPS_STACKS=N (every snapshot has N stack drops),
  * KPROF_FAKE_EXTRA_ROWS=N (N more TCP rows after the four below, 10.1.x.y
  * clients with two requests each: a large interval for profiling).
  *
@@ -385,7 +386,7 @@ static void publish(void)
 	h->abandoned = tcp ? 2 : 0;
 	h->drops_inflight = 0;
 	h->drops_rows = tcp ? 3 : 0;
-	h->drops_stacks = 0;
+	h->drops_stacks = env_num("KPROF_FAKE_DROPS_STACKS", 0);
 	h->drops_export = 0;
 	fill_row(&rows[0], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CLIENT,
 		 100, 1000000);				/* total ~150 ms */
