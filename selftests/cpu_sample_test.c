@@ -6,9 +6,12 @@
  * nothing, the cycles feature bit, and CPU hotplug while sampling.
  */
 #include <dlfcn.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -219,39 +222,129 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 	EXPECT_LT(kernel * 3 / 4, entry);
 }
 
+#define REF_PAGES	64	/* the reference's ring: 256 KiB, 16 K samples */
+
+/*
+ * The kernel's own sampling of @pid, as a reference: a per-task cpu-clock
+ * perf event at @hz, whose samples go to a ring buffer (*@ring).  The fd,
+ * or -1.
+ */
+static int ref_open(pid_t pid, uint32_t hz, void **ring)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = hz,
+		.sample_type = PERF_SAMPLE_TID,
+	};
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	*ring = mmap(NULL, (1 + REF_PAGES) * pg, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	if (*ring == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The reference's samples, lost ones included; then it is closed. */
+static uint64_t ref_close(int fd, void *ring)
+{
+	const struct perf_event_mmap_page *mp = ring;
+	long pg = sysconf(_SC_PAGESIZE);
+	const char *data = (const char *)ring + pg;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t off = 0, n = 0;
+
+	/* the ring is never full: nothing consumed, nothing wrapped */
+	while (off + sizeof(struct perf_event_header) <= head &&
+	       head <= (uint64_t)REF_PAGES * pg) {
+		const struct perf_event_header *h = (const void *)(data + off);
+
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE)
+			n++;
+		else if (h->type == PERF_RECORD_LOST)
+			n += ((const uint64_t *)(h + 1))[1];
+		off += h->size;
+	}
+	munmap(ring, (1 + REF_PAGES) * pg);
+	close(fd);
+	return n;
+}
+
 /*
  * With exact time (kprof_test_exact_time()) sample counts are held to
  * what the rate promises, 1% or 2 samples, whichever is more, at the
- * first try.  Elsewhere a guest whose host is busy misses timer expiries
- * (the CPU time it samples still runs on): 20%, at most three tries.
+ * first try, against the CPU time sampled.  Elsewhere a guest's timer
+ * interrupts come late whenever its vCPU is not being emulated, and each
+ * late expiry pushes the next one out (the hrtimer is forwarded from
+ * now): on a busy host 999 Hz gave 2500 samples in 3 s of CPU, and 1500
+ * on PREEMPT_RT, with 2990 on the same guests when the host was idle.
+ * So there the count is held to the kernel's own sampling of the same
+ * run, a per-task cpu-clock perf event at the same rate, which meets the
+ * same delays: 10%, at most three tries.
  */
 static double rate_band(double want)
 {
 	if (!kprof_test_exact_time())
-		return 0.20 * want;
+		return 0.10 * want;
 	return want / 100 > 2 ? want / 100 : 2;
 }
 
-/* Samples against the CPU time they sample, see rate_band(). */
-static void check_rate(struct __test_metadata *_metadata, int fd,
-		       struct export *ex, uint32_t hz)
+/*
+ * A 75/25 spinner of @secs on @cpu (-1: any) is sampled at @hz of the CPU
+ * time it used, within rate_band(); sampling runs at @hz already.
+ */
+static void expect_rate(struct __test_metadata *_metadata, int fd,
+			struct export *ex, uint32_t hz, double secs, int cpu)
 {
-	uint64_t cpu_ns, n = 0;
+	uint64_t cpu_ns, n = 0, ref;
 	double want = 0;
+	int tries, go[2], rfd;
+	void *ring = NULL;
 	pid_t pid;
-	int tries;
+	char c;
 
-	ASSERT_EQ(0, set_hz(fd, hz));
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	for (tries = 0; tries < (kprof_test_exact_time() ? 1 : 3); tries++) {
+		ASSERT_EQ(0, pipe(go));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			cpu_set_t set;
+
+			close(go[1]);
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if ((cpu >= 0 && sched_setaffinity(0, sizeof(set), &set)) ||
+			    read(go[0], &c, 1) != 1)
+				_exit(1);
+			spin_75_25(secs);
+			_exit(0);
+		}
+		close(go[0]);
+		rfd = ref_open(pid, hz, &ring);
 		ASSERT_EQ(0, kp_snapshot(fd));
-		pid = run_child(spin_75_25, 3, -1);
+		ASSERT_EQ(1, write(go[1], "x", 1));
+		close(go[1]);
 		cpu_ns = wait_child(pid);
 		ASSERT_EQ(0, kp_snapshot(fd));
+		ASSERT_LE(0, rfd) TH_LOG("perf_event_open: %s", strerror(errno));
+		ref = ref_close(rfd, ring);
 		n = samples_of(ex, pid);
-		want = hz * (cpu_ns / 1e9);
-		TH_LOG("%u Hz: %llu samples for %.2f s of CPU, expected %.0f",
-		       hz, (unsigned long long)n, cpu_ns / 1e9, want);
+		want = kprof_test_exact_time() ? hz * (cpu_ns / 1e9) : ref;
+		TH_LOG("%u Hz on CPU %d: %llu samples for %.2f s of CPU (%.0f at the rate), perf's own %llu; expected %.0f",
+		       hz, cpu, (unsigned long long)n, cpu_ns / 1e9,
+		       hz * (cpu_ns / 1e9), (unsigned long long)ref, want);
 		EXPECT_EQ(hz, ex->hdr->sample_hz);
 		EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
 		if (fabs(n - want) <= rate_band(want))
@@ -264,8 +357,17 @@ static void check_rate(struct __test_metadata *_metadata, int fd,
 		TH_LOG("kernel.perf_event_max_sample_rate is %ld",
 		       kprof_test_sysctl("kernel/perf_event_max_sample_rate"));
 	}
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 	EXPECT_LE(fabs(n - want), rate_band(want));
+}
+
+/* Samples against the CPU time they sample, see rate_band(). */
+static void check_rate(struct __test_metadata *_metadata, int fd,
+		       struct export *ex, uint32_t hz)
+{
+	ASSERT_EQ(0, set_hz(fd, hz));
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	expect_rate(_metadata, fd, ex, hz, 3, -1);
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 }
 
 TEST_F(cpu, rate_99hz)
@@ -453,7 +555,6 @@ static int set_online(int cpu, int on)
 /* Offline and online CPU 1 while sampling: samples resume there. */
 TEST_F(cpu, hotplug_while_sampling)
 {
-	uint64_t n;
 	pid_t pid;
 	int i;
 
@@ -469,14 +570,8 @@ TEST_F(cpu, hotplug_while_sampling)
 		ASSERT_EQ(0, set_online(1, 1));
 		wait_child(pid);
 	}
-	/* a CPU-bound child pinned to the CPU that came back is sampled */
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	pid = run_child(spin_75_25, 1, 1);
-	wait_child(pid);
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	n = samples_of(&self->ex, pid);
-	TH_LOG("%llu samples on the returned CPU", (unsigned long long)n);
-	EXPECT_LT(300, n);
+	/* a child pinned to the CPU that came back: sampled at the rate */
+	expect_rate(_metadata, self->fd, &self->ex, 999, 1, 1);
 }
 
 #define PEER_FAIL	"/sys/module/kprof_peer/parameters/fail_perf_cpu"
@@ -516,8 +611,6 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 {
 	const char *peer = getenv("KPROF_PEER_KO");
 	char cmd[512];
-	uint64_t n;
-	pid_t pid;
 
 	if (sysconf(_SC_NPROCESSORS_CONF) < 2 ||
 	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
@@ -547,13 +640,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	set_online(1, 0);
 	EXPECT_EQ(0, set_online(1, 1));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	pid = run_child(spin_75_25, 1, 1);
-	wait_child(pid);
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	n = samples_of(&self->ex, pid);
-	TH_LOG("%llu samples on CPU 1 after the fault", (unsigned long long)n);
-	EXPECT_LT(300, n);
+	expect_rate(_metadata, self->fd, &self->ex, 999, 1, 1);
 	/* stopped, no CPU counts as unsampled */
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
