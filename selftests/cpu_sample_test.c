@@ -302,8 +302,9 @@ static double rate_band(double want)
 }
 
 /*
- * A 75/25 spinner of @secs on @cpu (-1: any) is sampled at @hz of the CPU
- * time it used, within rate_band(); sampling runs at @hz already.
+ * A 75/25 spinner of @secs on @cpu (-1: any) is sampled at @hz: of the
+ * CPU time it used with exact time, else as the reference sampled it;
+ * within rate_band().  Sampling runs at @hz already.
  */
 static void expect_rate(struct __test_metadata *_metadata, int fd,
 			struct export *ex, uint32_t hz, double secs, int cpu)
@@ -324,9 +325,12 @@ static void expect_rate(struct __test_metadata *_metadata, int fd,
 
 			close(go[1]);
 			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			if ((cpu >= 0 && sched_setaffinity(0, sizeof(set), &set)) ||
-			    read(go[0], &c, 1) != 1)
+			if (cpu >= 0) {
+				CPU_SET(cpu, &set);
+				if (sched_setaffinity(0, sizeof(set), &set))
+					_exit(1);
+			}
+			if (read(go[0], &c, 1) != 1)
 				_exit(1);
 			spin_75_25(secs);
 			_exit(0);
