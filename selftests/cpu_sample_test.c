@@ -37,19 +37,30 @@ out:
 	close(fd);
 }
 
-/* Run @fn(@secs) in a child on @cpu (-1: any); its CPU time in *cpu_ns. */
-static pid_t run_child(void (*fn)(double), double secs, int cpu)
+/*
+ * Run @fn(@secs) in a child on @cpu (-1: any); with a pipe @go, once a
+ * byte comes down it.  A child that cannot be pinned or released exits
+ * without running @fn.
+ */
+static pid_t run_child(void (*fn)(double), double secs, int cpu,
+		       const int *go)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (cpu >= 0) {
-			cpu_set_t set;
+		cpu_set_t set;
+		char c;
 
+		if (go)
+			close(go[1]);
+		if (cpu >= 0) {
 			CPU_ZERO(&set);
 			CPU_SET(cpu, &set);
-			sched_setaffinity(0, sizeof(set), &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				_exit(1);
 		}
+		if (go && read(go[0], &c, 1) != 1)
+			_exit(1);
 		fn(secs);
 		_exit(0);
 	}
@@ -137,7 +148,7 @@ TEST_F(cpu, attributes_75_25)
 	ASSERT_EQ(0, set_hz(self->fd, 999));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	pid = run_child(spin_75_25, 3, -1);
+	pid = run_child(spin_75_25, 3, -1, NULL);
 	wait_child(pid);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	r = cpu_rows(&self->ex);
@@ -187,7 +198,7 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 	ASSERT_EQ(0, set_hz(self->fd, 999));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	pid = run_child(syscall_heavy, 2, -1);
+	pid = run_child(syscall_heavy, 2, -1, NULL);
 	wait_child(pid);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	r = cpu_rows(&self->ex);
@@ -314,27 +325,11 @@ static void expect_rate(struct __test_metadata *_metadata, int fd,
 	int tries, go[2], rfd;
 	void *ring = NULL;
 	pid_t pid;
-	char c;
 
 	for (tries = 0; tries < (kprof_test_exact_time() ? 1 : 3); tries++) {
 		ASSERT_EQ(0, pipe(go));
-		pid = fork();
+		pid = run_child(spin_75_25, secs, cpu, go);
 		ASSERT_LE(0, pid);
-		if (!pid) {
-			cpu_set_t set;
-
-			close(go[1]);
-			CPU_ZERO(&set);
-			if (cpu >= 0) {
-				CPU_SET(cpu, &set);
-				if (sched_setaffinity(0, sizeof(set), &set))
-					_exit(1);
-			}
-			if (read(go[0], &c, 1) != 1)
-				_exit(1);
-			spin_75_25(secs);
-			_exit(0);
-		}
 		close(go[0]);
 		rfd = ref_open(pid, hz, &ring);
 		ASSERT_EQ(0, kp_snapshot(fd));
@@ -568,7 +563,7 @@ TEST_F(cpu, hotplug_while_sampling)
 	ASSERT_EQ(0, set_hz(self->fd, 999));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	for (i = 0; i < 4; i++) {
-		pid = run_child(spin_75_25, 0.3, 0);
+		pid = run_child(spin_75_25, 0.3, 0, NULL);
 		ASSERT_EQ(0, set_online(1, 0));
 		sleep_ns(200 * MS_NS);
 		ASSERT_EQ(0, set_online(1, 1));
