@@ -79,12 +79,26 @@ static int need(struct kp_symh_msg *m)
 	return fd;
 }
 
+/* need(), with the file's name for elfutils in *@out (a copy of @name). */
+static int need_named(struct kp_symh_msg *m, const char *name, char **out)
+{
+	int fd = need(m);
+
+	if (fd < 0)
+		return -1;
+	*out = strdup(name);
+	if (!*out) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The file of a module: the mapped file, or a copy of the vDSO. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 		    Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	struct kp_symh_msg m = { 0 };
-	int fd;
 
 	(void)mod;
 	(void)userdata;
@@ -98,15 +112,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 	} else {
 		return -1;
 	}
-	fd = need(&m);
-	if (fd < 0)
-		return -1;
-	*file_name = strdup(name);
-	if (!*file_name) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return need_named(&m, name, file_name);
 }
 
 /* Separate debug information: by build ID, from the reader. */
@@ -118,7 +124,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 	struct kp_symh_msg m = { .op = KP_SYMH_NEED_DEBUG };
 	const unsigned char *bits;
 	GElf_Addr vaddr;
-	int n, fd;
+	int n;
 
 	(void)userdata;
 	(void)modname;
@@ -131,15 +137,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 		return -1;
 	m.bid_len = n;
 	memcpy(m.bid, bits, n);
-	fd = need(&m);
-	if (fd < 0)
-		return -1;
-	*debuginfo_file_name = strdup("[debug]");
-	if (!*debuginfo_file_name) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return need_named(&m, "[debug]", debuginfo_file_name);
 }
 
 static char *kp_no_debug_path;
