@@ -233,66 +233,6 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 	EXPECT_LT(kernel * 3 / 4, entry);
 }
 
-#define REF_PAGES	64	/* the reference's ring: 256 KiB, 16 K samples */
-
-/*
- * The kernel's own sampling of @pid, as a reference: a per-task cpu-clock
- * perf event at @hz, whose samples go to a ring buffer (*@ring).  The fd,
- * or -1.
- */
-static int ref_open(pid_t pid, uint32_t hz, void **ring)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.freq = 1,
-		.sample_freq = hz,
-		.sample_type = PERF_SAMPLE_TID,
-	};
-	long pg = sysconf(_SC_PAGESIZE);
-	int fd;
-
-	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	*ring = mmap(NULL, (1 + REF_PAGES) * pg, PROT_READ | PROT_WRITE,
-		     MAP_SHARED, fd, 0);
-	if (*ring == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The reference's samples, lost ones included; then it is closed. */
-static uint64_t ref_close(int fd, void *ring)
-{
-	const struct perf_event_mmap_page *mp = ring;
-	long pg = sysconf(_SC_PAGESIZE);
-	const char *data = (const char *)ring + pg;
-	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t off = 0, n = 0;
-
-	/* the ring is never full: nothing consumed, nothing wrapped */
-	while (off + sizeof(struct perf_event_header) <= head &&
-	       head <= (uint64_t)REF_PAGES * pg) {
-		const struct perf_event_header *h = (const void *)(data + off);
-
-		if (!h->size)
-			break;
-		if (h->type == PERF_RECORD_SAMPLE)
-			n++;
-		else if (h->type == PERF_RECORD_LOST)
-			n += ((const uint64_t *)(h + 1))[1];
-		off += h->size;
-	}
-	munmap(ring, (1 + REF_PAGES) * pg);
-	close(fd);
-	return n;
-}
-
 /*
  * With exact time (kprof_test_exact_time()) sample counts are held to
  * what the rate promises, 1% or 2 samples, whichever is more, at the
@@ -320,10 +260,10 @@ static double rate_band(double want)
 static void expect_rate(struct __test_metadata *_metadata, int fd,
 			struct export *ex, uint32_t hz, double secs, int cpu)
 {
-	uint64_t cpu_ns, n = 0, ref;
+	uint64_t cpu_ns, n = 0, ref_n;
+	struct kprof_test_ref ref;
 	double want = 0;
-	int tries, go[2], rfd;
-	void *ring = NULL;
+	int tries, go[2], rret;
 	pid_t pid;
 
 	for (tries = 0; tries < (kprof_test_exact_time() ? 1 : 3); tries++) {
@@ -331,19 +271,19 @@ static void expect_rate(struct __test_metadata *_metadata, int fd,
 		pid = run_child(spin_75_25, secs, cpu, go);
 		ASSERT_LE(0, pid);
 		close(go[0]);
-		rfd = ref_open(pid, hz, &ring);
+		rret = kprof_test_ref_open(&ref, pid, -1, hz, secs);
 		ASSERT_EQ(0, kp_snapshot(fd));
 		ASSERT_EQ(1, write(go[1], "x", 1));
 		close(go[1]);
 		cpu_ns = wait_child(pid);
 		ASSERT_EQ(0, kp_snapshot(fd));
-		ASSERT_LE(0, rfd) TH_LOG("perf_event_open: %s", strerror(errno));
-		ref = ref_close(rfd, ring);
+		ASSERT_EQ(0, rret) TH_LOG("perf_event_open: %s", strerror(errno));
+		ref_n = kprof_test_ref_close(&ref);
 		n = samples_of(ex, pid);
-		want = kprof_test_exact_time() ? hz * (cpu_ns / 1e9) : ref;
+		want = kprof_test_exact_time() ? hz * (cpu_ns / 1e9) : ref_n;
 		TH_LOG("%u Hz on CPU %d: %llu samples for %.2f s of CPU (%.0f at the rate), perf's own %llu; expected %.0f",
 		       hz, cpu, (unsigned long long)n, cpu_ns / 1e9,
-		       hz * (cpu_ns / 1e9), (unsigned long long)ref, want);
+		       hz * (cpu_ns / 1e9), (unsigned long long)ref_n, want);
 		EXPECT_EQ(hz, ex->hdr->sample_hz);
 		EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
 		if (fabs(n - want) <= rate_band(want))
@@ -591,13 +531,9 @@ static int write_str(const char *path, const char *val)
 static int cpu_unsampled(int fd, unsigned int cpu)
 {
 	struct kprof_cpu_cost c;
+	int ret = kprof_test_cpu_cost(fd, cpu, &c);
 
-	memset(&c, 0, sizeof(c));
-	c.size = sizeof(c);
-	c.cpu = cpu;
-	if (ioctl(fd, KPROF_IOC_GET_CPU_COST, &c))
-		return -errno;
-	return c.unsampled;
+	return ret ? ret : (int)c.unsampled;
 }
 
 /*

@@ -41,14 +41,6 @@ static void read_budget(char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-static int cpu_cost(int fd, unsigned int cpu, struct kprof_cpu_cost *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	c->cpu = cpu;
-	return ioctl(fd, KPROF_IOC_GET_CPU_COST, c) ? -errno : 0;
-}
-
 /* Stack 0 and walked-stack request counts of the last interval. */
 static void stack_split(const struct export *e, uint64_t *zero,
 			uint64_t *walked)
@@ -176,7 +168,7 @@ TEST_F_TIMEOUT(guard, trips_in_order_and_recovers, 120)
 	ASSERT_EQ(0, kp_stats(self->fd, &b));
 	secs_ns = now_ns() - secs_ns;
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		if (cpu_cost(self->fd, cpu, &c) || !c.online)
+		if (kprof_test_cpu_cost(self->fd, cpu, &c) || !c.online)
 			continue;
 		online++;
 		hz_sum += c.sample_hz;
@@ -215,7 +207,7 @@ TEST_F_TIMEOUT(guard, trips_in_order_and_recovers, 120)
 	EXPECT_LE(b.guard_recoveries + 3, st.guard_recoveries);
 	EXPECT_EQ(0, st.guard_cpus);
 	for (cpu = 0; cpu < ncpu; cpu++)
-		if (!cpu_cost(self->fd, cpu, &c) && c.online)
+		if (!kprof_test_cpu_cost(self->fd, cpu, &c) && c.online)
 			EXPECT_EQ(HZ, c.sample_hz);
 
 	/*
@@ -313,9 +305,9 @@ TEST_F(guard, bad_input_refused)
 	int fd;
 
 	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
-	EXPECT_EQ(-EINVAL, cpu_cost(self->fd, info.nr_cpu_ids, &c));
-	EXPECT_EQ(-EINVAL, cpu_cost(self->fd, 0xffffffffu, &c));
-	ASSERT_EQ(0, cpu_cost(self->fd, 0, &c));
+	EXPECT_EQ(-EINVAL, kprof_test_cpu_cost(self->fd, info.nr_cpu_ids, &c));
+	EXPECT_EQ(-EINVAL, kprof_test_cpu_cost(self->fd, 0xffffffffu, &c));
+	ASSERT_EQ(0, kprof_test_cpu_cost(self->fd, 0, &c));
 	EXPECT_EQ(1, c.online);
 	EXPECT_EQ(sizeof(c), c.size);
 	/* output fields must come in as zero */

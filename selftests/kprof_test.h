@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared helpers for the kprofmod selftests: load the module ($KPROF_KO or
- * modprobe), drop privileges, read a sysctl.
+ * modprobe), drop privileges, read a sysctl, sample with the kernel's own
+ * perf events as a reference.
  */
 #ifndef KPROF_TEST_H
 #define KPROF_TEST_H
@@ -12,10 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 
 #include <linux/kprof.h>
 
@@ -135,6 +140,94 @@ static inline int kprof_test_keep_cap(int cap)
 		data[cap / 32].permitted = 1U << (cap % 32);
 	}
 	return syscall(SYS_capset, &hdr, data);
+}
+
+/* KPROF_IOC_GET_CPU_COST of @cpu into @c: 0, or -errno. */
+static inline int kprof_test_cpu_cost(int fd, unsigned int cpu,
+				      struct kprof_cpu_cost *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->cpu = cpu;
+	return ioctl(fd, KPROF_IOC_GET_CPU_COST, c) ? -errno : 0;
+}
+
+/*
+ * The kernel's own sampling, as a reference for kprofmod's: a cpu-clock
+ * perf event at @hz (frequency mode, as kprofmod's) for task @pid on any
+ * CPU, or for every task on CPU @cpu (@pid -1), whose samples go to a
+ * ring buffer nobody consumes, sized for @secs seconds of them.  On a
+ * guest whose timer interrupts come late it meets the same delays.
+ */
+struct kprof_test_ref {
+	int fd;
+	void *ring;
+	size_t len;
+};
+
+static inline int kprof_test_ref_open(struct kprof_test_ref *r, pid_t pid,
+				      int cpu, uint32_t hz, double secs)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = hz,
+	};
+	size_t pg = sysconf(_SC_PAGESIZE), pages = 16;
+
+	/* a sample is its 8-byte header: room for twice the rate */
+	while (pages * pg < 2 * hz * secs * sizeof(struct perf_event_header))
+		pages *= 2;
+	r->len = (1 + pages) * pg;
+	r->ring = MAP_FAILED;
+	r->fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1,
+			PERF_FLAG_FD_CLOEXEC);
+	if (r->fd < 0)
+		return -1;
+	r->ring = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       r->fd, 0);
+	if (r->ring == MAP_FAILED) {
+		close(r->fd);
+		r->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The reference's samples, lost ones included, or 0 if its ring filled
+ * up; then it is closed.
+ */
+static inline uint64_t kprof_test_ref_close(struct kprof_test_ref *r)
+{
+	const struct perf_event_mmap_page *mp = r->ring;
+	size_t pg = sysconf(_SC_PAGESIZE), size = r->len - pg;
+	const char *data = (const char *)r->ring + pg;
+	uint64_t head, off = 0, n = 0;
+
+	if (r->fd < 0)
+		return 0;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	/* nothing consumed: full if less than a record's room is left */
+	if (head + 64 > size)
+		head = 0;
+	while (off + sizeof(struct perf_event_header) <= head) {
+		const struct perf_event_header *h = (const void *)(data + off);
+
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE)
+			n++;
+		else if (h->type == PERF_RECORD_LOST)
+			n += ((const uint64_t *)(h + 1))[1];
+		off += h->size;
+	}
+	munmap(r->ring, r->len);
+	close(r->fd);
+	r->fd = -1;
+	return n;
 }
 
 #endif
