@@ -528,6 +528,89 @@ static int write_str(const char *path, const char *val)
 	return ret;
 }
 
+/* (Re)load kprof_peer from $KPROF_PEER_KO: 0, or -1. */
+static int peer_load(void)
+{
+	const char *peer = getenv("KPROF_PEER_KO");
+	char cmd[512];
+
+	if (!peer || access(peer, R_OK) ||
+	    system("rmmod kprof_peer 2>/dev/null; true"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "insmod '%s'", peer);
+	return system(cmd) ? -1 : 0;
+}
+
+#define PEER_DEEP	"/sys/module/kprof_peer/parameters/deep_spin_ms"
+
+/*
+ * @st's kernel frames into @f (KPROF_MAX_KERNEL_FRAMES strings): their
+ * number, or 0 when none are exported.
+ */
+static unsigned int kernel_frames(const struct export *e,
+				  const struct kprof_stack *st, const char **f)
+{
+	const char *s;
+	unsigned int k;
+
+	if (!st->nr_kernel || st->ksyms_off == KPROF_KSYMS_MISSING ||
+	    st->nr_kernel > KPROF_MAX_KERNEL_FRAMES)
+		return 0;
+	s = (const char *)e->map + e->hdr->strings_off + st->ksyms_off;
+	for (k = 0; k < st->nr_kernel; k++, s += strlen(s) + 1)
+		f[k] = s;
+	return k;
+}
+
+/*
+ * A sample taken 48 calls deep in the kernel (kprof_peer's deep_spin_ms)
+ * keeps the KPROF_MAX_KERNEL_FRAMES leaf-most kernel frames: past the
+ * first few (where the spin was interrupted), the same return address in
+ * the nested function, down to the last frame kept.  Its user frames are
+ * still there.
+ */
+TEST_F(cpu, kernel_frames_cut_at_32)
+{
+	const unsigned int last = KPROF_MAX_KERNEL_FRAMES - 1;
+	const char *f[KPROF_MAX_KERNEL_FRAMES];
+	uint64_t deep = 0, cut = 0, other = 0;
+	const struct kprof_cpu_row *r;
+	uint32_t i, n, most = 0;
+
+	ASSERT_EQ(0, peer_load()) TH_LOG("KPROF_PEER_KO: make peer-module");
+	ASSERT_EQ(0, set_hz(self->fd, 999));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, write_str(PEER_DEEP, "300"));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	r = cpu_rows(&self->ex);
+	for (i = 0; i < self->ex.hdr->nr_cpu_rows; i++) {
+		const struct kprof_stack *st = find_stack(&self->ex,
+							  r[i].stack_id);
+
+		if (r[i].tgid != (uint32_t)getpid() || !st)
+			continue;
+		n = kernel_frames(&self->ex, st, f);
+		most = n > most ? n : most;
+		if (n < 8 || strcmp(f[4], f[7]) ||
+		    !strstr(f[4], "kprof_peer_deep")) {
+			other += r[i].samples;
+			continue;
+		}
+		deep += r[i].samples;
+		if (n == KPROF_MAX_KERNEL_FRAMES && !strcmp(f[last], f[4]) &&
+		    st->nr_user)
+			cut += r[i].samples;
+	}
+	TH_LOG("%llu samples in the nested calls, %llu of them cut at %u frames with user frames; %llu elsewhere; deepest %u",
+	       (unsigned long long)deep, (unsigned long long)cut,
+	       KPROF_MAX_KERNEL_FRAMES, (unsigned long long)other, most);
+	EXPECT_LT(20, deep);
+	EXPECT_EQ(deep, cut);
+	EXPECT_EQ(KPROF_MAX_KERNEL_FRAMES, most);
+	EXPECT_EQ(0, system("rmmod kprof_peer"));
+}
+
 static int cpu_unsampled(int fd, unsigned int cpu)
 {
 	struct kprof_cpu_cost c;
@@ -550,11 +633,8 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	if (sysconf(_SC_NPROCESSORS_CONF) < 2 ||
 	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "needs a second CPU that can go offline");
-	ASSERT_TRUE(peer && !access(peer, R_OK))
-		TH_LOG("KPROF_PEER_KO='%s': make peer-module", peer ? peer : "");
-	ASSERT_EQ(0, system("rmmod kprof_peer 2>/dev/null; true"));
-	snprintf(cmd, sizeof(cmd), "insmod '%s'", peer);
-	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, peer_load()) TH_LOG("KPROF_PEER_KO='%s': make peer-module",
+					  peer ? peer : "");
 	ASSERT_EQ(0, set_hz(self->fd, 999));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));

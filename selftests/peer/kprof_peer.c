@@ -18,10 +18,16 @@
  * perf_event_create_kernel_counter() returns -ENOENT the way it does for
  * any event no PMU takes).  x86-64 only: the arguments are read from
  * the registers of the calling convention.
+ *
+ * And a kernel stack deeper than kprofmod keeps, for cpu_sample_test:
+ * writing N (1 to 1000) to "deep_spin_ms" spins N ms in the kernel at the
+ * bottom of KPROF_PEER_DEPTH nested calls of one function.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -107,6 +113,43 @@ static int kprof_peer_perf_create(struct kprobe *p, struct pt_regs *regs)
 #endif
 	return 0;
 }
+
+#define KPROF_PEER_DEPTH	48
+
+static noinline int kprof_peer_deep(int depth, u64 until)
+{
+	int r = 0;
+
+	if (depth > 1)
+		r = kprof_peer_deep(depth - 1, until);
+	else
+		while (ktime_get_ns() < until)
+			cpu_relax();
+	/* neither a tail call nor a loop: each level keeps its frame */
+	asm volatile("" : "+r" (r));
+	return r + 1;
+}
+
+static int kprof_peer_deep_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (!ms || ms > 1000)
+		return -EINVAL;
+	ret = kprof_peer_deep(KPROF_PEER_DEPTH,
+			      ktime_get_ns() + (u64)ms * NSEC_PER_MSEC);
+	return ret == KPROF_PEER_DEPTH ? 0 : -EIO;
+}
+
+static const struct kernel_param_ops kprof_peer_deep_ops = {
+	.set = kprof_peer_deep_set,
+};
+
+module_param_cb(deep_spin_ms, &kprof_peer_deep_ops, NULL, 0200);
+MODULE_PARM_DESC(deep_spin_ms, "write N: spin N ms in the kernel, 48 calls deep");
 
 static struct kprobe kprof_peer_kps[] = {
 	{ .symbol_name = "tcp_sendmsg", .pre_handler = kprof_peer_sendmsg },
