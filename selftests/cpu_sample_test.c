@@ -323,30 +323,39 @@ TEST_F(cpu, rate_999hz)
  * A second of sleep at 99 Hz: a sample per CPU every 1/99 s, nearly all
  * of an idle CPU.  With exact time (see rate_band()) the count is the
  * rate's, and the CPU is idle but for the test's own wake-up, the
- * snapshots and the kernel's housekeeping (at most 5% of the samples);
- * elsewhere missed timer expiries allow only "more than a quarter".
+ * snapshots and the kernel's housekeeping (at most 5% of the samples).
+ * Elsewhere the count is held to the kernel's own sampling of every CPU
+ * (a cpu-clock event per CPU at the same rate), and 10% may be busy.
  */
 TEST_F(cpu, idle_counted_apart)
 {
-	double want = 99.0 * sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t n, idle;
+	long c, ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct kprof_test_ref ref[64];
+	uint64_t n, idle, ref_n = 0;
+	double want;
 
+	ASSERT_LT(0, ncpu);
+	ncpu = ncpu < 64 ? ncpu : 64;
 	ASSERT_EQ(0, set_hz(self->fd, 99));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	for (c = 0; c < ncpu; c++)
+		kprof_test_ref_open(&ref[c], -1, c, 99, 2);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	sleep_ns(1000 * MS_NS);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
+	for (c = 0; c < ncpu; c++)
+		ref_n += kprof_test_ref_close(&ref[c]);
 	n = self->ex.hdr->samples;
 	idle = self->ex.hdr->samples_idle;
-	TH_LOG("1 s asleep: %llu samples, %llu idle, %.0f expected",
-	       (unsigned long long)n, (unsigned long long)idle, want);
+	want = kprof_test_exact_time() ?
+	       99.0 * sysconf(_SC_NPROCESSORS_ONLN) : ref_n;
+	TH_LOG("1 s asleep: %llu samples, %llu idle, %.0f at the rate, perf's own %llu; expected %.0f",
+	       (unsigned long long)n, (unsigned long long)idle,
+	       99.0 * sysconf(_SC_NPROCESSORS_ONLN),
+	       (unsigned long long)ref_n, want);
 	EXPECT_LE(idle, n);
-	if (kprof_test_exact_time()) {
-		EXPECT_LE(fabs(n - want), rate_band(want));
-		EXPECT_LE(n - idle, n / 20);
-	} else {
-		EXPECT_LT(want / 4, idle);
-	}
+	EXPECT_LE(fabs(n - want), rate_band(want));
+	EXPECT_LE(n - idle, n / (kprof_test_exact_time() ? 20 : 10));
 }
 
 TEST_F(cpu, bad_rates_einval)

@@ -531,6 +531,15 @@ static void account_interval(uint64_t gen)
 		cnt.hz_seen++;
 }
 
+/* The sampling handler's calls on @cpu so far, or 0. */
+static uint64_t cpu_samples(int fd, unsigned int cpu)
+{
+	struct kprof_cpu_cost c;
+
+	return kprof_test_cpu_cost(fd, cpu, &c) ? 0 :
+	       c.cost_calls[KPROF_COST_SAMPLE];
+}
+
 /* Copy the header with the generation protocol; 0 if it was consistent. */
 static int header_read(const void *map, struct kprof_mmap_header *out)
 {
@@ -881,6 +890,10 @@ static int run(unsigned int secs, int hotplug)
 		.sample_hz = SAMPLE_HZ,
 	};
 	pthread_t snapper, toggler, configer, readers[2], rmt, hp;
+	uint64_t calls0 = 0, calls1 = 0, ref_n = 0;
+	struct kprof_test_ref ref = { .fd = -1 };
+	struct kprof_cpu_cost cpu1;
+	int two_cpus;
 	atomic_int hp_stop = 0;
 	struct kprof_stats st;
 	uint64_t lo, ns, gen, t0, done;
@@ -909,6 +922,12 @@ static int run(unsigned int secs, int hotplug)
 	    snapshot(dev_fd, &gen)) {
 		perror("torture: start");
 		return 2;
+	}
+	/* exact: CPU 0 (never offline) against the kernel's own sampling */
+	two_cpus = !kprof_test_cpu_cost(dev_fd, 1, &cpu1);
+	if (exact && !kprof_test_ref_open(&ref, -1, 0, SAMPLE_HZ, secs + 10)) {
+		calls0 = cpu_samples(dev_fd, 0);
+		calls1 = cpu_samples(dev_fd, 1);
 	}
 
 	/* the device is open: torture.sh may start trying rmmod(8) */
@@ -954,6 +973,11 @@ static int run(unsigned int secs, int hotplug)
 		cnt.errors++;
 	else if (exact)
 		account_interval(gen);
+	if (ref.fd >= 0) {
+		calls0 = cpu_samples(dev_fd, 0) - calls0;
+		calls1 = cpu_samples(dev_fd, 1) - calls1;
+		ref_n = kprof_test_ref_close(&ref);
+	}
 	servers_stop();
 	done = now_ns() - t0;
 
@@ -1020,9 +1044,21 @@ static int run(unsigned int secs, int hotplug)
 		      (unsigned long long)cnt.abandoned,
 		      (unsigned long long)cnt.drops,
 		      (unsigned long long)st.shed_requests);
-		check(cnt.samples && cnt.hz_seen,
-		      "exact: CPU sampled at %u Hz throughout (%llu samples)",
-		      SAMPLE_HZ, (unsigned long long)cnt.samples);
+		/*
+		 * The reference meets the same late timer interrupts (see
+		 * cpu_sample_test's rate_band()): 10%.  CPU1, online half
+		 * the time with hotplug, must have been sampled for at
+		 * least half of that: its event comes back each time.
+		 */
+		check(cnt.samples && cnt.hz_seen == cnt.snapshots && ref_n &&
+		      calls0 * 10 >= ref_n * 9 && calls0 * 10 <= ref_n * 11 &&
+		      (!two_cpus || calls1 * 4 >= ref_n),
+		      "exact: CPU sampled at %u Hz throughout (CPU0 %llu samples, perf's own %llu; CPU1 %llu%s; %llu of %llu intervals at the rate)",
+		      SAMPLE_HZ, (unsigned long long)calls0,
+		      (unsigned long long)ref_n, (unsigned long long)calls1,
+		      hotplug ? ", offline half the time" : "",
+		      (unsigned long long)cnt.hz_seen,
+		      (unsigned long long)cnt.snapshots);
 	}
 	/* torture.sh stops counting rmmod(8) refusals from here */
 	printf("CLOSING\n");
