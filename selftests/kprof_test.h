@@ -157,10 +157,12 @@ static inline int kprof_test_cpu_cost(int fd, unsigned int cpu,
  * perf event at @hz (frequency mode, as kprofmod's) for task @pid on any
  * CPU, or for every task on CPU @cpu (@pid -1), whose samples go to a
  * ring buffer nobody consumes, sized for @secs seconds of them.  On a
- * guest whose timer interrupts come late it meets the same delays.
+ * guest whose timer interrupts come late it meets the same delays.  0,
+ * or -1 with the reason in @r->err (ENODEV: CPU @cpu is offline).
  */
 struct kprof_test_ref {
 	int fd;
+	int err;	/* errno of a failed open, else 0 */
 	void *ring;
 	size_t len;
 };
@@ -182,13 +184,17 @@ static inline int kprof_test_ref_open(struct kprof_test_ref *r, pid_t pid,
 		pages *= 2;
 	r->len = (1 + pages) * pg;
 	r->ring = MAP_FAILED;
+	r->err = 0;
 	r->fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1,
 			PERF_FLAG_FD_CLOEXEC);
-	if (r->fd < 0)
+	if (r->fd < 0) {
+		r->err = errno;
 		return -1;
+	}
 	r->ring = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       r->fd, 0);
 	if (r->ring == MAP_FAILED) {
+		r->err = errno;
 		close(r->fd);
 		r->fd = -1;
 		return -1;

@@ -924,10 +924,12 @@ static int run(unsigned int secs, int hotplug)
 		return 2;
 	}
 	/* exact: CPU 0 (never offline) against the kernel's own sampling */
-	two_cpus = !kprof_test_cpu_cost(dev_fd, 1, &cpu1);
+	two_cpus = !kprof_test_cpu_cost(dev_fd, 1, &cpu1) && cpu1.online;
 	if (exact && !kprof_test_ref_open(&ref, -1, 0, SAMPLE_HZ, secs + 10)) {
 		calls0 = cpu_samples(dev_fd, 0);
 		calls1 = cpu_samples(dev_fd, 1);
+	} else if (exact) {
+		diag("CPU 0's reference: %s", strerror(ref.err));
 	}
 
 	/* the device is open: torture.sh may start trying rmmod(8) */
@@ -1046,9 +1048,12 @@ static int run(unsigned int secs, int hotplug)
 		      (unsigned long long)st.shed_requests);
 		/*
 		 * The reference meets the same late timer interrupts (see
-		 * cpu_sample_test's rate_band()): 10%.  CPU1, online half
-		 * the time with hotplug, must have been sampled for at
-		 * least half of that: its event comes back each time.
+		 * cpu_sample_test's rate_band()): 10%.  CPU1, online about
+		 * half the time with hotplug, must have been sampled at
+		 * least a quarter as often: its event comes back each time
+		 * it does (a CPU1 sampled at half the rate when it comes
+		 * back is not caught here; cpu_sample_test's hotplug tests
+		 * hold that rate).
 		 */
 		check(cnt.samples && cnt.hz_seen == cnt.snapshots && ref_n &&
 		      calls0 * 10 >= ref_n * 9 && calls0 * 10 <= ref_n * 11 &&

@@ -26,13 +26,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/ktime.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 
 static char kprof_peer_comm[TASK_COMM_LEN] = "tcp_workload";
 module_param_string(comm, kprof_peer_comm, sizeof(kprof_peer_comm), 0644);
@@ -149,7 +150,8 @@ static const struct kernel_param_ops kprof_peer_deep_ops = {
 };
 
 module_param_cb(deep_spin_ms, &kprof_peer_deep_ops, NULL, 0200);
-MODULE_PARM_DESC(deep_spin_ms, "write N: spin N ms in the kernel, 48 calls deep");
+MODULE_PARM_DESC(deep_spin_ms,
+		 "write N: spin N ms in the kernel, " __stringify(KPROF_PEER_DEPTH) " calls deep");
 
 static struct kprobe kprof_peer_kps[] = {
 	{ .symbol_name = "tcp_sendmsg", .pre_handler = kprof_peer_sendmsg },
