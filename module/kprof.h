@@ -134,8 +134,12 @@ u64 kprof_export_snapshots(void);
 /* kprof_ctl.c: the control operations, serialised by one mutex. */
 u64 kprof_ctl_features(void);
 void kprof_ctl_info(struct kprof_info *info);
-int kprof_ctl_start(u32 what);
-int kprof_ctl_stop(u32 what);
+struct kprof_session;
+struct kprof_session *kprof_ctl_open(void);
+void kprof_ctl_release(struct kprof_session *s);
+int kprof_ctl_start(struct kprof_session *s, u32 what);
+int kprof_ctl_stop(struct kprof_session *s, u32 what);
+void kprof_ctl_sessions(struct kprof_session *self, struct kprof_sessions *out);
 int kprof_ctl_reset(u32 what);
 int kprof_ctl_set_config(const struct kprof_config *cfg);
 void kprof_ctl_get_config(struct kprof_config *cfg);

@@ -3,11 +3,23 @@
  * The control operations behind the ioctls.  One mutex serialises them
  * all (start, stop, reset, configuration, snapshot, statistics); the
  * probe and overflow handlers never take it.
+ *
+ * Every open file of /dev/kprof is a session.  What runs is what the open
+ * sessions started: TCP tracing (or CPU sampling) starts with the first
+ * session that asks for it and stops when the last session holding it
+ * stops it or goes away.  A session goes away at the file's release: its
+ * last close, at exit or on a kill, whatever the reader did before.  STOP
+ * stops only what the calling session holds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -16,6 +28,20 @@
 #include "compat/kprof_compat_compiler.h"
 
 static DEFINE_MUTEX(kprof_ctl_lock);
+
+struct kprof_session {
+	struct list_head node;	/* in kprof_session_list, oldest first */
+	struct pid *opener;	/* the opener's thread group */
+	u64 opened_ns;
+	u64 started_ns;		/* held went non-zero; 0 while nothing held */
+	u32 held;		/* KPROF_RUN_* this session started */
+	char comm[TASK_COMM_LEN];
+};
+
+/* Under kprof_ctl_lock: open sessions, and how many hold each KPROF_RUN_*. */
+static LIST_HEAD(kprof_session_list);
+static unsigned int kprof_sessions;
+static unsigned int kprof_holders_tcp, kprof_holders_cpu;
 
 static u32 kprof_running_mask(void)
 {
@@ -42,6 +68,9 @@ void kprof_ctl_info(struct kprof_info *info)
 	mutex_lock(&kprof_ctl_lock);
 	info->attach = kprof_tcp_attach();
 	info->running = kprof_running_mask();
+	info->sessions = kprof_sessions;
+	info->holders_tcp = kprof_holders_tcp;
+	info->holders_cpu = kprof_holders_cpu;
 	mutex_unlock(&kprof_ctl_lock);
 	info->features = kprof_ctl_features();
 	info->mmap_size = kprof_export_size();
@@ -51,13 +80,44 @@ void kprof_ctl_info(struct kprof_info *info)
 	info->endpoints = kprof_endpoints;
 }
 
+struct kprof_session *kprof_ctl_open(void)
+{
+	struct kprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->opener = get_pid(task_tgid(current));
+	s->opened_ns = ktime_get_ns();
+	get_task_comm(s->comm, current);
+	mutex_lock(&kprof_ctl_lock);
+	list_add_tail(&s->node, &kprof_session_list);
+	kprof_sessions++;
+	mutex_unlock(&kprof_ctl_lock);
+	return s;
+}
+
+/* Drop @what from what @s holds; stop what no session holds any more. */
+static void kprof_session_drop(struct kprof_session *s, u32 what)
+{
+	lockdep_assert_held(&kprof_ctl_lock);
+	what &= s->held;
+	s->held &= ~what;
+	if (!s->held)
+		s->started_ns = 0;
+	if ((what & KPROF_RUN_CPU) && !--kprof_holders_cpu)
+		kprof_sample_stop();
+	if ((what & KPROF_RUN_TCP) && !--kprof_holders_tcp)
+		kprof_tcp_stop();
+}
+
 /*
  * All or nothing: on failure, stop only what this call started, so that
- * what ran before the call still runs.
+ * what ran before the call still runs.  What is already running (another
+ * session's) is not started again; what this session held stays held.
  */
-int kprof_ctl_start(u32 what)
+int kprof_ctl_start(struct kprof_session *s, u32 what)
 {
-	u32 before;
+	u32 before, add;
 	int ret = 0;
 
 	if (!what || what & ~KPROF_RUN_ALL)
@@ -70,23 +130,64 @@ int kprof_ctl_start(u32 what)
 		ret = kprof_sample_start();
 	if (ret && !(before & KPROF_RUN_TCP))
 		kprof_tcp_stop();
+	if (!ret) {
+		add = what & ~s->held;
+		if (!s->held)
+			s->started_ns = ktime_get_ns();
+		s->held |= add;
+		kprof_holders_tcp += !!(add & KPROF_RUN_TCP);
+		kprof_holders_cpu += !!(add & KPROF_RUN_CPU);
+	}
 	mutex_unlock(&kprof_ctl_lock);
 	if (!ret)
 		kprof_guard_kick();
 	return ret;
 }
 
-int kprof_ctl_stop(u32 what)
+/* Idempotent; what @s does not hold is left alone, whoever runs it. */
+int kprof_ctl_stop(struct kprof_session *s, u32 what)
 {
 	if (!what || what & ~KPROF_RUN_ALL)
 		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
-	if (what & KPROF_RUN_CPU)
-		kprof_sample_stop();
-	if (what & KPROF_RUN_TCP)
-		kprof_tcp_stop();
+	kprof_session_drop(s, what);
 	mutex_unlock(&kprof_ctl_lock);
 	return 0;
+}
+
+/* The file's release: what @s held stops unless another session holds it. */
+void kprof_ctl_release(struct kprof_session *s)
+{
+	mutex_lock(&kprof_ctl_lock);
+	kprof_session_drop(s, KPROF_RUN_ALL);
+	list_del(&s->node);
+	kprof_sessions--;
+	mutex_unlock(&kprof_ctl_lock);
+	put_pid(s->opener);
+	kfree(s);
+}
+
+void kprof_ctl_sessions(struct kprof_session *self, struct kprof_sessions *out)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct kprof_session_info *i;
+	struct kprof_session *s;
+
+	mutex_lock(&kprof_ctl_lock);
+	out->nr = kprof_sessions;
+	list_for_each_entry(s, &kprof_session_list, node) {
+		if (out->nr_listed == KPROF_SESSIONS_MAX)
+			break;
+		i = &out->s[out->nr_listed++];
+		i->tgid = pid_nr_ns(s->opener, ns);
+		i->held = s->held;
+		i->opened_ns = s->opened_ns;
+		i->started_ns = s->started_ns;
+		BUILD_BUG_ON(sizeof(i->comm) != sizeof(s->comm));
+		memcpy(i->comm, s->comm, sizeof(i->comm));
+		i->self = s == self;
+	}
+	mutex_unlock(&kprof_ctl_lock);
 }
 
 int kprof_ctl_reset(u32 what)

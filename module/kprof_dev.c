@@ -31,14 +31,17 @@ struct kprof_ioc {
 	unsigned int cmd;	/* with the size bits of the current struct */
 	u32 size_ver0;		/* oldest accepted struct size */
 	u32 ksize;		/* this module's struct size */
-	long (*fn)(void *arg);	/* on a kernel copy of the struct */
+	/* on a kernel copy of the struct, for the file's session */
+	long (*fn)(struct kprof_session *s, void *arg);
 };
 
-static long kprof_ioc_get_info(void *arg)
+static long kprof_ioc_get_info(struct kprof_session *s, void *arg)
 {
 	struct kprof_info *info = arg;
 
-	if (info->reserved0 || info->endpoints)
+	if (info->reserved0 || info->endpoints ||
+	    memchr_inv(&info->sessions, 0,
+		       sizeof(*info) - offsetof(struct kprof_info, sessions)))
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	info->api_major = KPROF_API_MAJOR;
@@ -50,28 +53,28 @@ static long kprof_ioc_get_info(void *arg)
 	return 0;
 }
 
-static long kprof_ioc_start(void *arg)
+static long kprof_ioc_start(struct kprof_session *s, void *arg)
 {
 	struct kprof_ctl *c = arg;
 
-	return c->reserved ? -EINVAL : kprof_ctl_start(c->what);
+	return c->reserved ? -EINVAL : kprof_ctl_start(s, c->what);
 }
 
-static long kprof_ioc_stop(void *arg)
+static long kprof_ioc_stop(struct kprof_session *s, void *arg)
 {
 	struct kprof_ctl *c = arg;
 
-	return c->reserved ? -EINVAL : kprof_ctl_stop(c->what);
+	return c->reserved ? -EINVAL : kprof_ctl_stop(s, c->what);
 }
 
-static long kprof_ioc_reset(void *arg)
+static long kprof_ioc_reset(struct kprof_session *s, void *arg)
 {
 	struct kprof_ctl *c = arg;
 
 	return c->reserved ? -EINVAL : kprof_ctl_reset(c->what);
 }
 
-static long kprof_ioc_set_config(void *arg)
+static long kprof_ioc_set_config(struct kprof_session *s, void *arg)
 {
 	return kprof_ctl_set_config(arg);
 }
@@ -83,7 +86,7 @@ static bool kprof_ioc_out_only(const void *arg, size_t size)
 			   size - sizeof(u32));
 }
 
-static long kprof_ioc_get_config(void *arg)
+static long kprof_ioc_get_config(struct kprof_session *s, void *arg)
 {
 	if (!kprof_ioc_out_only(arg, sizeof(struct kprof_config)))
 		return -EINVAL;
@@ -91,7 +94,7 @@ static long kprof_ioc_get_config(void *arg)
 	return 0;
 }
 
-static long kprof_ioc_snapshot(void *arg)
+static long kprof_ioc_snapshot(struct kprof_session *s, void *arg)
 {
 	struct kprof_snapshot *snap = arg;
 
@@ -100,7 +103,7 @@ static long kprof_ioc_snapshot(void *arg)
 	return kprof_ctl_snapshot(&snap->generation);
 }
 
-static long kprof_ioc_get_stats(void *arg)
+static long kprof_ioc_get_stats(struct kprof_session *s, void *arg)
 {
 	if (!kprof_ioc_out_only(arg, sizeof(struct kprof_stats)))
 		return -EINVAL;
@@ -108,14 +111,22 @@ static long kprof_ioc_get_stats(void *arg)
 	return 0;
 }
 
-static long kprof_ioc_get_stack(void *arg)
+static long kprof_ioc_get_stack(struct kprof_session *s, void *arg)
 {
 	return kprof_ctl_get_stack(arg);
 }
 
-static long kprof_ioc_get_cpu_cost(void *arg)
+static long kprof_ioc_get_cpu_cost(struct kprof_session *s, void *arg)
 {
 	return kprof_ctl_cpu_cost(arg);
+}
+
+static long kprof_ioc_get_sessions(struct kprof_session *s, void *arg)
+{
+	if (!kprof_ioc_out_only(arg, sizeof(struct kprof_sessions)))
+		return -EINVAL;
+	kprof_ctl_sessions(s, arg);
+	return 0;
 }
 
 #define KPROF_IOC(cmd, type, ver0, fn) \
@@ -142,6 +153,8 @@ static const struct kprof_ioc kprof_iocs[] = {
 		  KPROF_STACK_QUERY_SIZE_VER0, kprof_ioc_get_stack),
 	KPROF_IOC(KPROF_IOC_GET_CPU_COST, kprof_cpu_cost,
 		  KPROF_CPU_COST_SIZE_VER0, kprof_ioc_get_cpu_cost),
+	KPROF_IOC(KPROF_IOC_GET_SESSIONS, kprof_sessions,
+		  KPROF_SESSIONS_SIZE_VER0, kprof_ioc_get_sessions),
 };
 
 static const struct kprof_ioc *kprof_ioc_find(unsigned int cmd)
@@ -212,7 +225,7 @@ static long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 		goto out;
 	*(u32 *)arg = n;
 
-	ret = ioc->fn(arg);
+	ret = ioc->fn(file->private_data, arg);
 	if (ret || !(_IOC_DIR(cmd) & _IOC_READ))
 		goto out;
 
@@ -228,9 +241,22 @@ out:
 	return ret;
 }
 
+/* Every open file is a session (see kprof_ctl.c). */
 static int kprof_open(struct inode *inode, struct file *file)
 {
-	return nonseekable_open(inode, file);
+	int ret = nonseekable_open(inode, file);
+
+	if (ret)
+		return ret;
+	file->private_data = kprof_ctl_open();
+	return file->private_data ? 0 : -ENOMEM;
+}
+
+/* The last close, at exit or on a kill: what the session started stops. */
+static int kprof_release(struct inode *inode, struct file *file)
+{
+	kprof_ctl_release(file->private_data);
+	return 0;
 }
 
 static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
@@ -243,6 +269,7 @@ static int kprof_mmap(struct file *file, struct vm_area_struct *vma)
 static const struct file_operations kprof_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kprof_open,
+	.release	= kprof_release,
 	.unlocked_ioctl	= kprof_ioctl,
 	.compat_ioctl	= kprof_compat_ptr_ioctl,
 	.mmap		= kprof_mmap,

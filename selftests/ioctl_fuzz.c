@@ -24,7 +24,7 @@
 #include "kselftest_harness.h"
 #include "kprof_test.h"
 
-#define NR_CMDS		10	/* KPROF_IOC_GET_INFO .. KPROF_IOC_GET_CPU_COST */
+#define NR_CMDS		11	/* KPROF_IOC_GET_INFO .. KPROF_IOC_GET_SESSIONS */
 #define MAX_SIZE	((1u << _IOC_SIZEBITS) - 1)
 #define BUF_PAGES	4	/* room for the largest claimable struct */
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
@@ -115,6 +115,8 @@ static const struct cmd_desc cmds[NR_CMDS] = {
 	  sizeof(struct kprof_stack_query), 1 },
 	{ KPROF_IOC_GET_CPU_COST, KPROF_CPU_COST_SIZE_VER0,
 	  sizeof(struct kprof_cpu_cost), 1 },
+	{ KPROF_IOC_GET_SESSIONS, KPROF_SESSIONS_SIZE_VER0,
+	  sizeof(struct kprof_sessions), 1 },
 };
 
 /* The command a number names, ignoring the size bits, or NULL. */

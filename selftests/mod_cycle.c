@@ -10,8 +10,10 @@
  * After each load /dev/kprof must be a character device; after each
  * unload none of it, /sys/class/misc/kprof and /sys/module/kprofmod may
  * be left.  With -s every other cycle starts tracing and sampling
- * (threshold 0, 999 Hz, kp_start_all()) before the unload, so the module
- * unloads with its probes and perf events live.  Prints a TAP comment with the times;
+ * (threshold 0, 999 Hz, kp_start_all()) in a session, which must keep
+ * the module from unloading (-EWOULDBLOCK) until it is closed; the close
+ * stops both, under traffic, and the unload follows at once.  Prints a
+ * TAP comment with the times;
  * exits 0, or 1 after the first failure, saying which.
  */
 #include "tcp_test.h"
@@ -67,12 +69,20 @@ int main(int argc, char **argv)
 		if (stat(KPROF_TEST_DEV, &st) || !S_ISCHR(st.st_mode))
 			return fail(i, KPROF_TEST_DEV " is not there after the load");
 		if (start && i % 2 == 0) {
-			int ret = kp_start_all(999);
+			int sfd = kp_start_all(999);
 
-			if (ret) {
-				errno = -ret;
+			if (sfd < 0) {
+				errno = -sfd;
 				return fail(i, "start tracing and sampling");
 			}
+			if (!syscall(SYS_delete_module, "kprofmod", O_NONBLOCK)) {
+				printf("# cycle %d: unloaded with a session open\n",
+				       i);
+				return 1;
+			}
+			if (errno != EWOULDBLOCK)
+				return fail(i, "delete_module with a session open");
+			close(sfd);
 		}
 		t = now_ns();
 		if (syscall(SYS_delete_module, "kprofmod", O_NONBLOCK))

@@ -207,9 +207,9 @@ static inline int kp_config(int fd, const struct kprof_config *cfg)
 }
 
 /*
- * Trace every request (threshold 0) and sample CPUs at @hz, through a
- * descriptor of its own that is closed again: the module keeps tracing
- * with no reader.  0 or -errno.
+ * Trace every request (threshold 0) and sample CPUs at @hz, in a session
+ * of its own: the descriptor, which holds what it started until it is
+ * closed (the release stops it), or -errno.
  */
 static inline int kp_start_all(unsigned int hz)
 {
@@ -221,8 +221,11 @@ static inline int kp_start_all(unsigned int hz)
 	ret = kp_config(fd, &c);
 	if (!ret)
 		ret = kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL);
-	close(fd);
-	return ret;
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
 }
 
 static inline int kp_snapshot(int fd)

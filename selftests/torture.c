@@ -17,7 +17,9 @@
  *	The same traffic (and CPU hotplug) without touching the device; stops
  *	after SECS or at SIGTERM/SIGINT.
  *   torture start
- *	Open the device, start everything at 999 Hz, close it again.
+ *	Open the device and start everything at 999 Hz; the module must then
+ *	refuse to unload (the session holds it) until the device is closed,
+ *	which stops both.
  *
  * Results are printed as "CHECK <0|1|skip> <description>" lines, which
  * torture.sh turns into TAP; "# " lines are diagnostics.
@@ -438,6 +440,7 @@ struct counts {
 
 static struct counts cnt;
 static atomic_ulong ctl_errors, ctl_calls, reader_loops, reader_errors;
+static atomic_ulong session_starts;
 static uint64_t snap_max_ns;	/* slowest SNAPSHOT ioctl */
 
 static void reader_error(const char *what, int err)
@@ -699,7 +702,49 @@ static void *configer_main(void *arg)
 	return NULL;
 }
 
-/* open, mmap, read, maybe snapshot, munmap, close: over and over */
+/*
+ * A reader's session starts @what: it runs at once, the session lists it
+ * as held, and whether the session stops it or leaves it to the close,
+ * what other sessions hold (the main one's, in the exact phase) goes on.
+ */
+static void reader_session(int fd, unsigned int what, int stop)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+	struct kprof_sessions *ss;
+	unsigned int i, held = 0;
+
+	if (kp_ctl(fd, KPROF_IOC_START, what)) {
+		reader_error("START in a reader's session", errno);
+		return;
+	}
+	atomic_fetch_add(&session_starts, 1);
+	if (ioctl(fd, KPROF_IOC_GET_INFO, &info))
+		reader_error("GET_INFO", errno);
+	else if ((info.running & what) != what || !info.sessions ||
+		 ((what & KPROF_RUN_TCP) && !info.holders_tcp) ||
+		 ((what & KPROF_RUN_CPU) && !info.holders_cpu))
+		reader_error("what a session started is not running", 0);
+	ss = calloc(1, sizeof(*ss));
+	if (ss) {
+		ss->size = sizeof(*ss);
+		if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss))
+			reader_error("GET_SESSIONS", errno);
+		for (i = 0; i < ss->nr_listed && i < KPROF_SESSIONS_MAX; i++)
+			if (ss->s[i].self)
+				held = ss->s[i].held;
+		/* listed when among the oldest KPROF_SESSIONS_MAX */
+		if (ss->nr_listed == ss->nr && (held & what) != what)
+			reader_error("a session does not list what it holds", 0);
+		free(ss);
+	}
+	if (stop && kp_ctl(fd, KPROF_IOC_STOP, what))
+		reader_error("STOP in a reader's session", errno);
+}
+
+/*
+ * open, mmap, read, maybe snapshot, maybe start something in its own
+ * session, munmap, close: over and over
+ */
 static void *reader_main(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
@@ -744,6 +789,9 @@ static void *reader_main(void *arg)
 				reader_error("GET_STACK", errno);
 			free(q);
 		}
+		if (rnd(&seed, 4) == 0)
+			reader_session(fd, 1 + rnd(&seed, KPROF_RUN_ALL),
+				       rnd(&seed, 2));
 		/* unmap before or after close(): the mapping holds the file */
 		if (rnd(&seed, 2)) {
 			munmap(map, info.mmap_size);
@@ -858,12 +906,22 @@ static int traffic_only(unsigned int secs, int hotplug)
 
 static int start_all(void)
 {
-	int ret = kp_start_all(SAMPLE_HZ);
+	int fd = kp_start_all(SAMPLE_HZ);
 
-	if (ret) {
-		fprintf(stderr, "torture start: %s\n", strerror(-ret));
+	if (fd < 0) {
+		fprintf(stderr, "torture start: %s\n", strerror(-fd));
 		return 1;
 	}
+	if (!syscall(SYS_delete_module, "kprofmod", O_NONBLOCK)) {
+		fprintf(stderr, "torture start: unloaded with a session open\n");
+		return 1;
+	}
+	if (errno != EWOULDBLOCK) {
+		fprintf(stderr, "torture start: delete_module: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -1065,9 +1123,19 @@ static int run(unsigned int secs, int hotplug)
 		      (unsigned long long)cnt.hz_seen,
 		      (unsigned long long)cnt.snapshots);
 	}
+	/* every other session is closed: the main one's STOP ends it all */
+	kp_ctl(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	i = ioctl(dev_fd, KPROF_IOC_GET_INFO, &info);
+	check(!i && atomic_load(&session_starts) && !info.running &&
+	      !info.holders_tcp && !info.holders_cpu && info.sessions == 1,
+	      "%s: %lu reader sessions started tracing or sampling and were closed; after the last STOP nothing runs (running %#x, held by %u/%u, %u sessions open)",
+	      exact ? "exact" : "chaos", atomic_load(&session_starts),
+	      info.running, info.holders_tcp, info.holders_cpu,
+	      info.sessions);
 	/* torture.sh stops counting rmmod(8) refusals from here */
 	printf("CLOSING\n");
-	kp_ctl(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	munmap(dev_map, dev_map_size);
 	close(dev_fd);
 	return 0;

@@ -99,8 +99,8 @@ netns_setup()
 	ip -n "$NS_S" link set "$VETH_S" up
 }
 
-# 1 + 6 chaos + 1 rmmod(8) + 9 exact + 3 load/unload + 2 final
-tap_plan 22
+# 1 + 7 chaos + 1 rmmod(8) + 10 exact + 3 load/unload + 2 final
+tap_plan 24
 mark=$(kp_dmesg_mark)
 tap_diag "$(nproc) CPU(s), chaos ${SECS}s, exact ${XSECS}s, $CYCLES load/unload cycles"
 
@@ -146,7 +146,7 @@ fi
 wait "$tpid"
 rc=$?
 bg=''
-tap_checks 6 "$tmp/chaos" "$rc"
+tap_checks 7 "$tmp/chaos" "$rc"
 [ "$rm_n" -gt 0 ] && [ "$rm_bad" -eq 0 ]
 tap_result $? "rmmod(8) refused with \"in use\" (EBUSY) while the device is open ($rm_n of $((rm_n + rm_bad)))"
 
@@ -157,7 +157,7 @@ tap_result $? "rmmod(8) refused with \"in use\" (EBUSY) while the device is open
 kp_unload
 kp_load budget_ppm=0
 "$T" run -x -d "$XSECS" -H ${nsopt:+"$nsopt"} >"$tmp/exact" 2>&1
-tap_checks 9 "$tmp/exact" "$?"
+tap_checks 10 "$tmp/exact" "$?"
 
 # ---- load/unload under traffic, nothing holding the device ----
 kp_unload
@@ -179,7 +179,8 @@ else
 		if ! kp_load; then
 			bad=1; tap_diag "load $i failed"; break
 		fi
-		# every other cycle unloads with tracing and sampling running
+		# every other cycle, a session starts tracing and sampling
+		# (the unload is refused while it is open) and closes
 		if [ $((i % 2)) -eq 0 ] && ! "$T" start; then
 			bad=1; tap_diag "cycle $i: start failed"; break
 		fi
@@ -193,7 +194,7 @@ else
 	done
 	tap_diag "$i load/unload cycles in $(($(date +%s) - t0)) s"
 fi
-tap_result "$bad" "$CYCLES load/unload cycles under traffic, half of them with tracing running"
+tap_result "$bad" "$CYCLES load/unload cycles under traffic, half of them right after a session that ran tracing and sampling (and held off the unload) closed"
 kill -TERM "$tpid" 2>/dev/null
 wait "$tpid"
 rc=$?

@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		8
+#define KPROF_API_MINOR		9
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -98,6 +98,12 @@
  * @endpoints:		since API 1.5: KPROF_ENDPOINTS_*, how remote addresses
  *			are stored (the "endpoints" module parameter); 0
  *			(full) from older modules.  Must be zero on input.
+ * (since API 1.9)
+ * @sessions:		open files of /dev/kprof, the caller's included
+ *			(see "Sessions" at KPROF_IOC_START)
+ * @holders_tcp:	sessions that started KPROF_RUN_TCP and hold it
+ * @holders_cpu:	sessions that started KPROF_RUN_CPU and hold it
+ * @reserved1:		zero
  */
 struct kprof_info {
 	__u32 size;
@@ -115,6 +121,10 @@ struct kprof_info {
 	__u32 stacks_max;
 	__u32 inflight_max;
 	__u32 endpoints;
+	__u32 sessions;
+	__u32 holders_tcp;
+	__u32 holders_cpu;
+	__u32 reserved1;
 };
 
 #define KPROF_INFO_SIZE_VER0	64
@@ -147,6 +157,16 @@ struct kprof_info {
  * @size:	caller's sizeof
  * @what:	START/STOP: KPROF_RUN_* bits; RESET: KPROF_RESET_* bits
  * @reserved:	zero
+ *
+ * Sessions (since API 1.9): every open file of /dev/kprof is a session,
+ * and START and STOP act for the caller's.  What runs is what the open
+ * sessions hold: a START makes the session hold @what (starting what
+ * does not run yet), a STOP drops what the session holds of @what and
+ * stops only what no session holds any more; what other sessions hold
+ * keeps running.  The file's release (its last close: at exit, on a
+ * crash or a kill too) drops everything the session holds.  Before 1.9,
+ * START and STOP acted on the module as a whole and what ran went on
+ * running after the reader was gone.
  *
  * START and STOP are idempotent; START of something the kernel cannot do
  * is -EOPNOTSUPP.  START is all or nothing: when it fails, what this call
@@ -403,6 +423,51 @@ struct kprof_cpu_cost {
 
 #define KPROF_CPU_COST_SIZE_VER0	168
 
+#define KPROF_SESSIONS_MAX	64
+
+/**
+ * struct kprof_session_info - one session in struct kprof_sessions
+ * @tgid:	the process that opened the file, as the caller's PID
+ *		namespace sees it; 0 when it cannot (another namespace)
+ * @held:	KPROF_RUN_* the session started and holds
+ * @opened_ns:	CLOCK_MONOTONIC when the file was opened
+ * @started_ns:	CLOCK_MONOTONIC when the session last went from holding
+ *		nothing to holding something; 0 while it holds nothing
+ * @comm:	the opener's command name at open, NUL terminated (set by
+ *		that process: untrusted text)
+ * @self:	1 for the caller's own session (the file of this call)
+ * @reserved:	zero
+ */
+struct kprof_session_info {
+	__u32 tgid;
+	__u32 held;
+	__u64 opened_ns;
+	__u64 started_ns;
+	char comm[16];
+	__u32 self;
+	__u32 reserved;
+};
+
+/**
+ * struct kprof_sessions - KPROF_IOC_GET_SESSIONS (API 1.9): open sessions
+ * @size:	caller's sizeof
+ * @nr:		out: sessions open, the caller's included
+ * @nr_listed:	out: entries filled in @s: the @nr oldest, at most
+ *		KPROF_SESSIONS_MAX, in the order the files were opened
+ * @reserved0:	zero
+ * @s:		out
+ * Everything but @size must be zero on input.
+ */
+struct kprof_sessions {
+	__u32 size;
+	__u32 nr;
+	__u32 nr_listed;
+	__u32 reserved0;
+	struct kprof_session_info s[KPROF_SESSIONS_MAX];
+};
+
+#define KPROF_SESSIONS_SIZE_VER0	(16 + 48 * KPROF_SESSIONS_MAX)
+
 #define KPROF_IOC_GET_INFO	_IOWR(KPROF_IOC_MAGIC, 0x01, struct kprof_info)
 #define KPROF_IOC_START		_IOW(KPROF_IOC_MAGIC, 0x02, struct kprof_ctl)
 #define KPROF_IOC_STOP		_IOW(KPROF_IOC_MAGIC, 0x03, struct kprof_ctl)
@@ -413,6 +478,7 @@ struct kprof_cpu_cost {
 #define KPROF_IOC_GET_STATS	_IOWR(KPROF_IOC_MAGIC, 0x08, struct kprof_stats)
 #define KPROF_IOC_GET_STACK	_IOWR(KPROF_IOC_MAGIC, 0x09, struct kprof_stack_query)
 #define KPROF_IOC_GET_CPU_COST	_IOWR(KPROF_IOC_MAGIC, 0x0a, struct kprof_cpu_cost)
+#define KPROF_IOC_GET_SESSIONS	_IOWR(KPROF_IOC_MAGIC, 0x0b, struct kprof_sessions)
 
 /*
  * Latency histograms: log-linear over nanoseconds.  Values below

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sessions (API 1.9): every open file of /dev/kprof is one; what runs is
+ * what the open sessions hold.  A session's release (the last close, at
+ * exit or on SIGKILL) stops what it held unless another session holds it
+ * too; STOP stops only what the caller's session holds; the sessions are
+ * listed with their opener.  Without the capability, a descriptor passed
+ * over a socket does nothing.
+ */
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "tcp_test.h"
+#include "cpu_spin.h"
+
+#define MS	1000000ull
+
+static int get_info(int fd, struct kprof_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, KPROF_IOC_GET_INFO, info) ? -errno : 0;
+}
+
+/* KPROF_IOC_GET_SESSIONS into a new buffer (free it), or NULL. */
+static struct kprof_sessions *get_sessions(int fd)
+{
+	struct kprof_sessions *ss = calloc(1, sizeof(*ss));
+
+	if (!ss)
+		return NULL;
+	ss->size = sizeof(*ss);
+	if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss)) {
+		free(ss);
+		return NULL;
+	}
+	return ss;
+}
+
+/* The session opened by @tgid in @ss, or NULL. */
+static const struct kprof_session_info *
+session_of(const struct kprof_sessions *ss, pid_t tgid)
+{
+	unsigned int i;
+
+	for (i = 0; i < ss->nr_listed && i < KPROF_SESSIONS_MAX; i++)
+		if (ss->s[i].tgid == (uint32_t)tgid)
+			return &ss->s[i];
+	return NULL;
+}
+
+static int open_dev(void)
+{
+	return open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * A child that opens its own session, starts @what at 99 Hz, says so on
+ * @ready and waits to be killed (or for @go, then exits).  Its pid.
+ */
+static pid_t holder_start(unsigned int what, int *ready, int *go)
+{
+	int r[2], g[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(r) || pipe(g))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct kprof_config cfg = { .sample_hz = 99,
+					    .threshold_ns = 100000 * MS };
+		int fd;
+
+		/* the name the session keeps is the opener's at open */
+		prctl(PR_SET_NAME, "kp-holder");
+		fd = open_dev();
+		close(r[0]);
+		close(g[1]);
+		c = fd >= 0 && !kp_config(fd, &cfg) &&
+		    !kp_ctl(fd, KPROF_IOC_START, what) ? 'y' : 'n';
+		if (write(r[1], &c, 1) != 1)
+			_exit(1);
+		/* until killed, or told to go */
+		while (read(g[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(r[1]);
+	close(g[0]);
+	*ready = r[0];
+	*go = g[1];
+	return pid;
+}
+
+/* The holder's word: 1 when it started what it was asked, else 0. */
+static int holder_ready(int ready)
+{
+	char c = 0;
+
+	return read(ready, &c, 1) == 1 && c == 'y';
+}
+
+/* Requests and samples counted, to tell whether anything still runs. */
+struct counted {
+	uint64_t requests, samples;
+};
+
+static int counted(int fd, struct counted *c)
+{
+	struct kprof_stats st;
+
+	if (kp_stats(fd, &st))
+		return -1;
+	c->requests = st.requests;
+	c->samples = st.samples + st.samples_idle;
+	return 0;
+}
+
+/* 50 loopback requests and 200 ms of CPU: what would be counted */
+static int work(void)
+{
+	struct server srv = { .respond = 1 };
+	uint8_t buf[REQ_LEN] = { 0 };
+	int i, fd, ret = -1;
+
+	if (server_start(&srv, AF_INET, 0))
+		return -1;
+	fd = client_connect(AF_INET, srv.port);
+	if (fd < 0)
+		goto out;
+	for (i = 0; i < 50; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf) ||
+		    read_full(fd, buf, sizeof(buf)))
+			break;
+	close(fd);
+	spin_75_25(0.2);
+	ret = i == 50 ? 0 : -1;
+out:
+	server_stop(&srv);
+	return ret;
+}
+
+/* What the module counted of work(): requests and samples, into @d. */
+static int counted_of_work(int fd, struct counted *d)
+{
+	struct counted a, b;
+
+	if (counted(fd, &a) || work() || counted(fd, &b))
+		return -1;
+	d->requests = b.requests - a.requests;
+	d->samples = b.samples - a.samples;
+	return 0;
+}
+
+/* What runs, how many sessions hold each, and how many are open. */
+static void expect_held(struct __test_metadata *_metadata, int fd,
+			unsigned int running, unsigned int tcp,
+			unsigned int cpu, unsigned int sessions, int step)
+{
+	struct kprof_info info;
+
+	ASSERT_EQ(0, get_info(fd, &info));
+	EXPECT_EQ(running, info.running) TH_LOG("step %d", step);
+	EXPECT_EQ(tcp, info.holders_tcp) TH_LOG("step %d", step);
+	EXPECT_EQ(cpu, info.holders_cpu) TH_LOG("step %d", step);
+	EXPECT_EQ(sessions, info.sessions) TH_LOG("step %d", step);
+}
+
+FIXTURE(session) {
+	int fd;
+};
+
+/*
+ * Every test starts with nothing running and nothing held: the test
+ * programs before this one closed their sessions, and that alone must
+ * have stopped whatever they started.
+ */
+FIXTURE_SETUP(session)
+{
+	struct kprof_info info;
+
+	ASSERT_EQ(0, kprof_test_load());
+	self->fd = open_dev();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, get_info(self->fd, &info));
+	if (info.api_major != KPROF_API_MAJOR || info.api_minor < 9)
+		SKIP(return, "module API %u.%u: no sessions before 1.9",
+		     info.api_major, info.api_minor);
+	ASSERT_EQ(0, info.running);
+	ASSERT_EQ(0, info.holders_tcp);
+	ASSERT_EQ(0, info.holders_cpu);
+}
+
+FIXTURE_TEARDOWN(session)
+{
+	close(self->fd);
+}
+
+/*
+ * SIGKILL of a process that started tracing and sampling: its release
+ * stops both, nothing is counted any more, and its session is gone from
+ * the list.  While it lived, the list named it.
+ */
+TEST_F(session, kill_stops_what_it_held)
+{
+	const struct kprof_session_info *si;
+	struct kprof_sessions *ss;
+	struct counted d;
+	int ready, go, st;
+	pid_t pid;
+
+	pid = holder_start(KPROF_RUN_ALL, &ready, &go);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, holder_ready(ready));
+	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 1, 1, 2, 1);
+	ss = get_sessions(self->fd);
+	ASSERT_NE(NULL, ss);
+	EXPECT_EQ(2, ss->nr);
+	EXPECT_EQ(2, ss->nr_listed);
+	si = session_of(ss, pid);
+	ASSERT_NE(NULL, si);
+	EXPECT_EQ(KPROF_RUN_ALL, si->held);
+	EXPECT_STREQ("kp-holder", si->comm);
+	EXPECT_EQ(0, si->self);
+	EXPECT_LT(0, si->started_ns);
+	EXPECT_LE(si->opened_ns, si->started_ns);
+	EXPECT_GE(now_ns(), si->started_ns);
+	si = session_of(ss, getpid());
+	ASSERT_NE(NULL, si);
+	EXPECT_EQ(1, si->self);
+	EXPECT_EQ(0, si->held);
+	EXPECT_EQ(0, si->started_ns);
+	free(ss);
+	/* it counts while the holder lives */
+	ASSERT_EQ(0, counted_of_work(self->fd, &d));
+	EXPECT_LT(0, d.requests);
+	EXPECT_LT(0, d.samples);
+
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFSIGNALED(st));
+	close(ready);
+	close(go);
+	/* the release ran in its exit, before the parent could reap it */
+	expect_held(_metadata, self->fd, 0, 0, 0, 1, 2);
+	ss = get_sessions(self->fd);
+	ASSERT_NE(NULL, ss);
+	EXPECT_EQ(1, ss->nr);
+	EXPECT_EQ(NULL, session_of(ss, pid));
+	free(ss);
+	ASSERT_EQ(0, counted_of_work(self->fd, &d));
+	EXPECT_EQ(0, d.requests);
+	EXPECT_EQ(0, d.samples);
+}
+
+/*
+ * STOP stops only what the caller's session holds: another process's
+ * STOP, or a session that holds nothing of it, leaves it running.
+ */
+TEST_F(session, stop_leaves_other_sessions_running)
+{
+	int ready, go, st, b = open_dev();
+	pid_t pid, other;
+
+	ASSERT_LE(0, b);
+	pid = holder_start(KPROF_RUN_ALL, &ready, &go);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, holder_ready(ready));
+
+	/* a second session of this process: holds TCP, stops everything */
+	ASSERT_EQ(0, kp_ctl(b, KPROF_IOC_START, KPROF_RUN_TCP));
+	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 2, 1, 3, 3);
+	ASSERT_EQ(0, kp_ctl(b, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	/* idempotent */
+	ASSERT_EQ(0, kp_ctl(b, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 1, 1, 3, 4);
+
+	/* another privileged process, its own session: STOP all */
+	other = fork();
+	if (other == 0) {
+		int fd = open_dev();
+
+		_exit(fd >= 0 && !kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_ALL) ?
+		      0 : 1);
+	}
+	ASSERT_EQ(other, waitpid(other, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 1, 1, 3, 5);
+
+	/* the holder exits on its own: the same as a kill */
+	ASSERT_EQ(1, write(go, "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	expect_held(_metadata, self->fd, 0, 0, 0, 2, 6);
+	close(ready);
+	close(go);
+	close(b);
+}
+
+/*
+ * Eight sessions in one process start overlapping sets and close in
+ * another order: after every step, what runs is what the open sessions
+ * hold, and the holders are counted right.
+ */
+TEST_F(session, eight_sessions_hold_and_release)
+{
+	static const unsigned int order[8] = { 3, 0, 6, 1, 7, 4, 2, 5 };
+	unsigned int held[8], want, tcp, cpu, i, k;
+	unsigned int seed = 22;
+	struct kprof_info info;
+	int fd[8];
+
+	for (i = 0; i < 8; i++) {
+		fd[i] = open_dev();
+		ASSERT_LE(0, fd[i]);
+		held[i] = rand_r(&seed) % 4;	/* none, TCP, CPU or both */
+		if (held[i])
+			ASSERT_EQ(0, kp_ctl(fd[i], KPROF_IOC_START, held[i]));
+	}
+	ASSERT_EQ(0, get_info(self->fd, &info));
+	EXPECT_EQ(9, info.sessions);
+	for (k = 0; k <= 8; k++) {
+		want = tcp = cpu = 0;
+		for (i = 0; i < 8; i++) {
+			if (fd[i] < 0)
+				continue;
+			want |= held[i];
+			tcp += !!(held[i] & KPROF_RUN_TCP);
+			cpu += !!(held[i] & KPROF_RUN_CPU);
+		}
+		expect_held(_metadata, self->fd, want, tcp, cpu, 9 - k, 100 + k);
+		if (k < 8) {
+			close(fd[order[k]]);
+			fd[order[k]] = -1;
+		}
+	}
+}
+
+/*
+ * A descriptor shared with a child (fork): the file's release comes
+ * with its last close, so what it started runs until the child is gone
+ * too.
+ */
+TEST_F(session, shared_file_released_by_its_last_holder)
+{
+	int fd = open_dev(), p[2], st;
+	pid_t pid;
+	char c;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	ASSERT_LT(0, pid);
+	close(p[0]);
+	close(fd);
+	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 1, 0, 2, 8);
+	close(p[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	expect_held(_metadata, self->fd, 0, 0, 0, 1, 9);
+}
+
+/*
+ * A privileged reader passes its descriptor over a socket to a process
+ * without capabilities: that process can neither read the sessions nor
+ * stop, start, reset or reconfigure anything through it.
+ */
+TEST_F(session, passed_descriptor_without_capability_does_nothing)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int sv[2], st, fd = open_dev();
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	pid = fork();
+	if (pid == 0) {
+		struct kprof_config cfg = { .size = sizeof(cfg) };
+		struct kprof_ctl ctl = { .size = sizeof(ctl) };
+		struct kprof_sessions *ss = calloc(1, sizeof(*ss));
+		int got, bad = 0;
+		char b;
+
+		close(sv[0]);
+		if (!ss || kprof_test_drop_caps())
+			_exit(10);
+		iov.iov_base = &b;
+		if (recvmsg(sv[1], &msg, 0) != 1)
+			_exit(11);
+		cm = CMSG_FIRSTHDR(&msg);
+		if (!cm || cm->cmsg_type != SCM_RIGHTS)
+			_exit(12);
+		memcpy(&got, CMSG_DATA(cm), sizeof(got));
+		ss->size = sizeof(*ss);
+		bad |= !ioctl(got, KPROF_IOC_GET_SESSIONS, ss) || errno != EPERM;
+		ctl.what = KPROF_RUN_ALL;
+		bad |= !ioctl(got, KPROF_IOC_STOP, &ctl) || errno != EPERM;
+		bad |= !ioctl(got, KPROF_IOC_START, &ctl) || errno != EPERM;
+		ctl.what = KPROF_RESET_INTERVAL;
+		bad |= !ioctl(got, KPROF_IOC_RESET, &ctl) || errno != EPERM;
+		bad |= !ioctl(got, KPROF_IOC_SET_CONFIG, &cfg) || errno != EPERM;
+		bad |= mmap(NULL, 4096, PROT_READ, MAP_SHARED, got, 0) !=
+		       MAP_FAILED || errno != EPERM;
+		/* and its close, while the sender still has it, stops nothing */
+		close(got);
+		_exit(bad ? 13 : 0);
+	}
+	ASSERT_LT(0, pid);
+	close(sv[1]);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	ASSERT_EQ(1, sendmsg(sv[0], &msg, 0));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	close(sv[0]);
+	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 1, 0, 2, 10);
+	close(fd);
+	expect_held(_metadata, self->fd, 0, 0, 0, 1, 11);
+}
+
+/* GET_SESSIONS: output only, the first published size accepted. */
+TEST_F(session, get_sessions_abi)
+{
+	struct kprof_sessions *ss = calloc(1, sizeof(*ss));
+
+	ASSERT_NE(NULL, ss);
+	ss->size = sizeof(*ss);
+	ss->nr = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KPROF_IOC_GET_SESSIONS, ss));
+	EXPECT_EQ(EINVAL, errno);
+	memset(ss, 0, sizeof(*ss));
+	ss->size = sizeof(*ss);
+	ss->s[KPROF_SESSIONS_MAX - 1].reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KPROF_IOC_GET_SESSIONS, ss));
+	EXPECT_EQ(EINVAL, errno);
+	memset(ss, 0, sizeof(*ss));
+	ss->size = KPROF_SESSIONS_SIZE_VER0;
+	ASSERT_EQ(0, ioctl(self->fd, _IOC(_IOC_READ | _IOC_WRITE,
+					  KPROF_IOC_MAGIC, 0x0b,
+					  KPROF_SESSIONS_SIZE_VER0), ss));
+	EXPECT_EQ(KPROF_SESSIONS_SIZE_VER0, ss->size);
+	EXPECT_EQ(1, ss->nr);
+	EXPECT_EQ(1, ss->nr_listed);
+	EXPECT_EQ((uint32_t)getpid(), ss->s[0].tgid);
+	EXPECT_EQ(1, ss->s[0].self);
+	free(ss);
+}
+
+TEST_HARNESS_MAIN
