@@ -473,7 +473,7 @@ static int abtest_run(int argc, char **argv)
 	ret = kp_session_start(&s, "abtest", &o.sess);
 	if (ret)
 		return ret;
-	if (s.started != s.run) {
+	if (s.others) {
 		kp_err("abtest: kprofmod is already tracing or sampling (another reader?): abtest needs it idle to measure without it");
 		return kp_session_end(&s, KP_EXIT_FAIL);
 	}

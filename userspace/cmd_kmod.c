@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -581,6 +582,8 @@ struct status {
 	struct kprof_stats st;
 	struct kprof_cpu_cost *cpus;	/* the guard per CPU (API 1.4) */
 	unsigned int nr_cpus;
+	struct kprof_sessions *sessions;	/* API 1.9; NULL before */
+	uint64_t now_ns;		/* CLOCK_MONOTONIC when asked */
 };
 
 /* The first line of @path into @buf, without its newline; 0 or -1. */
@@ -644,6 +647,30 @@ static void status_cpus(struct status *s, int fd)
 	}
 }
 
+/* The open sessions (API 1.9), their command names made printable. */
+static void status_sessions(struct status *s, int fd)
+{
+	struct kprof_sessions *ss = calloc(1, sizeof(*ss));
+	struct timespec ts;
+	unsigned int i;
+
+	if (!ss)
+		return;
+	ss->size = sizeof(*ss);
+	if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss) ||
+	    ss->nr_listed > KPROF_SESSIONS_MAX) {
+		free(ss);
+		return;
+	}
+	for (i = 0; i < ss->nr_listed; i++) {
+		ss->s[i].comm[sizeof(ss->s[i].comm) - 1] = '\0';
+		kp_text_sanitize(ss->s[i].comm);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->now_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	s->sessions = ss;
+}
+
 static void status_device(struct status *s)
 {
 	int fd = open(kprof_dev_path(), O_RDONLY | O_CLOEXEC);
@@ -666,6 +693,8 @@ static void status_device(struct status *s)
 		s->have_dev = 1;
 	if (s->have_dev && kp_stats_have_guard(&s->st))
 		status_cpus(s, fd);
+	if (s->have_dev)
+		status_sessions(s, fd);
 	close(fd);
 }
 
@@ -703,6 +732,7 @@ static void status_free(struct status *s)
 {
 	free((char *)s->path);
 	free(s->cpus);
+	free(s->sessions);
 	json_object_put(s->params);
 }
 
@@ -749,6 +779,69 @@ static json_object *status_json_overhead(const struct status *s)
 	return o;
 }
 
+/* How long ago CLOCK_MONOTONIC @t was, when the status was taken. */
+static uint64_t status_age(const struct status *s, uint64_t t)
+{
+	return s->now_ns > t ? s->now_ns - t : 0;
+}
+
+static json_object *status_json_sessions(const struct status *s)
+{
+	const struct kprof_sessions *ss = s->sessions;
+	json_object *a = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < ss->nr_listed; i++) {
+		const struct kprof_session_info *x = &ss->s[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "pid", json_object_new_int64(x->tgid));
+		json_object_object_add(o, "comm", json_object_new_string(x->comm));
+		json_object_object_add(o, "running",
+				       kp_json_bits(x->held, &kp_run_names));
+		json_object_object_add(o, "open_ns",
+				       kp_json_u64(status_age(s, x->opened_ns)));
+		json_object_object_add(o, "running_ns",
+				       kp_json_u64(x->started_ns ?
+						   status_age(s, x->started_ns) : 0));
+		json_object_object_add(o, "self",
+				       json_object_new_boolean(x->self));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* The sessions other than this command's own, one line each. */
+static void status_text_sessions(const struct status *s)
+{
+	const struct kprof_sessions *ss = s->sessions;
+	char dur[KP_DURATION_LEN];
+	unsigned int i;
+
+	printf("  sessions:   %u besides this one\n", ss->nr ? ss->nr - 1 : 0);
+	for (i = 0; i < ss->nr_listed; i++) {
+		const struct kprof_session_info *x = &ss->s[i];
+
+		if (x->self)
+			continue;
+		if (x->tgid)
+			printf("    pid %-8u %-16s ", x->tgid, x->comm);
+		else
+			printf("    %-12s %-16s ", "(other ns)", x->comm);
+		if (x->held) {
+			kp_print_bits(stdout, x->held, &kp_run_names);
+			printf(" for %s\n", kp_fmt_duration(dur, sizeof(dur),
+				status_age(s, x->started_ns)));
+		} else {
+			printf("nothing running, open for %s\n",
+			       kp_fmt_duration(dur, sizeof(dur),
+					       status_age(s, x->opened_ns)));
+		}
+	}
+	if (ss->nr > ss->nr_listed)
+		printf("    and %u more\n", ss->nr - ss->nr_listed);
+}
+
 /* "full", "prefix", "hash", or the number of a mode this reader does not know. */
 static json_object *endpoints_json(uint32_t mode)
 {
@@ -791,6 +884,8 @@ static json_object *status_json(const struct status *s)
 	json_object_object_add(o, "running",
 			       kp_json_bits(s->info.running, &kp_run_names));
 	json_object_object_add(o, "endpoints", endpoints_json(s->info.endpoints));
+	if (s->sessions)
+		json_object_object_add(o, "sessions", status_json_sessions(s));
 
 	t = json_object_new_object();
 	json_object_object_add(t, "threshold_ns",
@@ -939,6 +1034,8 @@ static void status_text(const struct status *s)
 	       "\n", (uint64_t)st->drops_inflight, (uint64_t)st->drops_rows,
 	       (uint64_t)st->drops_stacks, (uint64_t)st->drops_export,
 	       (uint64_t)st->drops_samples);
+	if (s->sessions)
+		status_text_sessions(s);
 	if (kp_stats_have_guard(st))
 		status_text_overhead(s);
 }
@@ -1000,6 +1097,8 @@ const struct kp_cmd kp_cmd_status = {
 	.usage = "kprof status [--json]\n",
 	.help =
 	"  --json         one JSON object instead of text\n"
+	"With root: what runs and the sessions holding it (pid, command, what,\n"
+	"since when), configuration, tables, counters and overhead.\n"
 	"Exit status 1 when the module is not loaded.  Without root, shows what\n"
 	"sysfs shows: version, parameters, references.\n",
 	.run = status_run,

@@ -259,6 +259,7 @@ int kp_session_start(struct kp_session *s, const char *cmd,
 		     const struct kp_sess_opts *o)
 {
 	struct kprof_config cfg = o->cfg;
+	unsigned int start;
 	uint64_t gen;
 
 	memset(s, 0, sizeof(*s));
@@ -298,11 +299,19 @@ int kp_session_start(struct kp_session *s, const char *cmd,
 	if (kprof_dev_ioctl(s->fd, KPROF_IOC_SET_CONFIG, &cfg,
 			    "KPROF_IOC_SET_CONFIG"))
 		goto fail_unmap;
-	if (s->run & ~s->info.running) {
-		if (ctl(s, KPROF_IOC_START, s->run & ~s->info.running,
-			"KPROF_IOC_START"))
+	/*
+	 * Since API 1.9 this session holds all it measures, whoever else
+	 * runs it, and the module stops it when the last holder is gone
+	 * (even by SIGKILL).  Before, only what did not run yet was ours.
+	 */
+	s->others = s->run & s->info.running;
+	start = s->run;
+	if (s->info.api_minor < 9)
+		start &= ~s->info.running;
+	if (start) {
+		if (ctl(s, KPROF_IOC_START, start, "KPROF_IOC_START"))
 			goto fail_restore;
-		s->started = s->run & ~s->info.running;
+		s->started = start;
 	}
 	/* Start a fresh interval. */
 	if (snapshot_ioctl(s, &gen)) {

@@ -66,7 +66,8 @@ struct kp_session {
 	struct kprof_info info;
 	struct kp_map map;
 	unsigned int run;	/* KPROF_RUN_* measured: asked and possible */
-	unsigned int started;	/* of which this session started */
+	unsigned int started;	/* of which this session started (holds) */
+	unsigned int others;	/* of @run, what ran already at the start */
 	int restore;		/* put @old back on exit */
 	struct kprof_config old;
 	uint32_t tgid;		/* -p: CPU rows of other processes ignored */

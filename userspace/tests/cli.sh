@@ -478,23 +478,30 @@ rm -f "$LOG"
 expect 0 '' "top with tracing and sampling already running" -- \
 	env KPROF_FAKE_RUNNING=3 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
 	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json --rport 80 --freq 250
-result "$(! grep -qE '^(START|STOP)' "$LOG" && grep -q '^GET_CONFIG$' "$LOG" &&
+result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ] &&
+	  grep -q '^GET_CONFIG$' "$LOG" &&
 	  [ "$(grep '^SET_CONFIG' "$LOG" | cut -d' ' -f2,8 | tr '\n' ' ')" = "tgid=0 sample_hz=250 tgid=4242 sample_hz=49 " ]; echo $?)" \
-	"top: leaves someone else's tracing and sampling running, restores their config and rate"
+	"top beside someone else's tracing and sampling: its own session holds and drops both, their config and rate restored"
 rm -f "$LOG"
 expect 0 '' "top with only tracing already running" -- \
 	env KPROF_FAKE_RUNNING=1 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
 	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
-result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ] &&
+result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ] &&
 	  [ "$(grep '^SET_CONFIG' "$LOG" | cut -d' ' -f2 | tr '\n' ' ')" = "tgid=0 tgid=4242 " ]; echo $?)" \
-	"top: starts and stops only the sampling it needed"
+	"top beside someone else's tracing: its session holds both, not only the sampling that did not run"
 rm -f "$LOG"
 expect 0 '' "top with only sampling already running" -- \
 	env KPROF_FAKE_RUNNING=2 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
 	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
-result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=1 STOP what=1 " ] &&
+result "$( [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=3 STOP what=3 " ] &&
 	  grep -q '^GET_CONFIG$' "$LOG"; echo $?)" \
-	"top: starts and stops only the tracing it needed"
+	"top beside someone else's sampling: its session holds both, not only the tracing that did not run"
+rm -f "$LOG"
+expect 0 '' "top on API 1.1 with tracing already running" -- \
+	env KPROF_FAKE_API11=1 KPROF_FAKE_RUNNING=1 KPROF_DEVICE=/fake/kprof \
+	KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json --no-cpu
+result "$(! grep -qE '^(START|STOP)' "$LOG"; echo $?)" \
+	"top before sessions (API 1.1): leaves someone else's tracing alone, neither starts nor stops it"
 
 rm -f "$LOG"
 expect 0 '' "top --no-cpu" -- fake top -n 1 -i 0.01 --no-cpu

@@ -6,8 +6,8 @@
  * fixed set of rows each interval.  Every call is logged, one line each,
  * to $KPROF_FAKE_LOG.
  *
- * Knobs: KPROF_FAKE_RUNNING=N (KPROF_RUN_* bits already on: 1 tracing,
- * 2 sampling), KPROF_FAKE_OLD=1 (API 1.0: no mapping), KPROF_FAKE_API11=1
+ * Knobs: KPROF_FAKE_RUNNING=N (KPROF_RUN_* bits already on, held by
+ * "another reader's" session: 1 tracing, 2 sampling), KPROF_FAKE_OLD=1 (API 1.0: no mapping), KPROF_FAKE_API11=1
  * (API 1.1: no sampling, zeros in the 1.2 header fields, sample_hz and
  * KPROF_RUN_CPU refused), KPROF_FAKE_FEATURES=N, KPROF_FAKE_CORRUPT=N (the
  * Nth snapshot publishes a corrupt layout), KPROF_FAKE_CORRUPT_CPU=N (the
@@ -51,7 +51,12 @@ static char *region;
 static uint64_t generation;
 static unsigned int snapshots;
 static struct kprof_config config = { .size = sizeof(config), .sample_hz = 99 };
-static unsigned int running;
+/*
+ * What runs: "another reader's" (KPROF_FAKE_RUNNING), and what this
+ * process's session holds (API 1.9; before, START and STOP act on
+ * @running itself).
+ */
+static unsigned int running, held;
 
 static void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fake_log(const char *fmt, ...)
@@ -343,6 +348,12 @@ static int api11(void)
 	return env_num("KPROF_FAKE_API11", 0) != 0;
 }
 
+/* API 1.9 and later: START and STOP act for the caller's session. */
+static int sessions(void)
+{
+	return !api11() && !env_num("KPROF_FAKE_OLD", 0);
+}
+
 static void publish(void)
 {
 	struct kprof_mmap_header *h = (void *)region;
@@ -353,7 +364,8 @@ static void publish(void)
 	uint64_t strings_off = stacks_off + NR_STACKS_MAX * sizeof(struct kprof_stack);
 	struct kprof_cpu_row *crows = (void *)(region + crows_off);
 	struct kprof_stack *stacks = (void *)(region + stacks_off);
-	int tcp = running & KPROF_RUN_TCP, cpu = running & KPROF_RUN_CPU;
+	int tcp = (running | held) & KPROF_RUN_TCP;
+	int cpu = (running | held) & KPROF_RUN_CPU;
 	static uint64_t last_end;
 	static int extra_done;
 	uint64_t end = now_ns();
@@ -559,7 +571,14 @@ int ioctl(int fd, unsigned long req, ...)
 		info->attach = KPROF_ATTACH_TCP_SENDMSG |
 			       KPROF_ATTACH_TCP_CLEANUP_RBUF |
 			       KPROF_ATTACH_TCP_DESTROY_SOCK;
-		info->running = running;
+		info->running = running | held;
+		if (sessions()) {
+			info->sessions = 1 + !!running;
+			info->holders_tcp = !!(running & KPROF_RUN_TCP) +
+					    !!(held & KPROF_RUN_TCP);
+			info->holders_cpu = !!(running & KPROF_RUN_CPU) +
+					    !!(held & KPROF_RUN_CPU);
+		}
 		info->mmap_size = MAP_SIZE;
 		info->tcp_rows_max = 1024;
 		info->stacks_max = 1024;
@@ -603,10 +622,14 @@ int ioctl(int fd, unsigned long req, ...)
 		if (!ctl->what || ctl->what & ~(api11() ? KPROF_RUN_TCP :
 						KPROF_RUN_ALL))
 			return fail(EINVAL);
-		if (req == KPROF_IOC_START)
+		if (!sessions() && req == KPROF_IOC_START)
 			running |= ctl->what;
-		else
+		else if (!sessions())
 			running &= ~ctl->what;
+		else if (req == KPROF_IOC_START)
+			held |= ctl->what;
+		else
+			held &= ~ctl->what;
 		return 0;
 	case KPROF_IOC_SNAPSHOT:
 		snap = arg;

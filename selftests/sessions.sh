@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Readers own what they start: `kprof status` lists the open sessions
+# (pid, command, what each runs); a `kprof top` killed with SIGKILL takes
+# its session with it, while a `kprof record` beside it goes on; once the
+# last reader is killed nothing runs.
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(mktemp -d)
+top='' rec=''
+trap 'kill -KILL $top $rec 2>/dev/null; rm -rf "$tmp"' EXIT
+
+tap_plan 6
+kp_unload
+kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
+
+# sessions_are WANT...: `kprof status --json` lists exactly these
+# sessions besides its own, each "PID:what,what" ("PID:" for nothing),
+# and "running" is their union
+sessions_are()
+{
+	"$KPROF_BIN" status --json >"$tmp/status.json" 2>"$tmp/status.err" &&
+	python3 -I -S - "$tmp/status.json" "$@" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+want = {}
+for w in sys.argv[2:]:
+    pid, what = w.split(":")
+    want[int(pid)] = sorted(x for x in what.split(",") if x)
+got = {}
+for s in o["sessions"]:
+    if s["self"]:
+        continue
+    assert s["comm"] == "kprof", s
+    got[s["pid"]] = sorted(s["running"])
+union = sorted(set(x for v in want.values() for x in v))
+ok = got == want and sorted(o["running"]) == union
+print("# sessions %s, running %s (want %s, %s)" % (got, o["running"], want, union))
+sys.exit(0 if ok else 1)
+PY
+}
+
+# wait_sessions WANT...: sessions_are within 60 s (the readers start)
+wait_sessions()
+{
+	i=0
+	while [ $i -lt 300 ]; do
+		sessions_are "$@" >/dev/null && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	sessions_are "$@"
+}
+
+# status_text_has DESC ERE...: `kprof status` prints a line matching each
+# ERE; a TAP result with DESC (the output as diagnostics when not)
+status_text_has()
+{
+	desc=$1
+	shift
+	"$KPROF_BIN" status >"$tmp/status.txt" 2>&1
+	rc=0
+	for re in "$@"; do
+		grep -Eq "$re" "$tmp/status.txt" || rc=1
+	done
+	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/status.txt"
+	tap_result $rc "$desc"
+}
+
+"$KPROF_BIN" record -d 3600 --no-cpu -o "$tmp/rec.json" --format json \
+	>"$tmp/rec.out" 2>&1 &
+rec=$!
+"$KPROF_BIN" top --json -i 0.5 >"$tmp/top.json" 2>"$tmp/top.err" &
+top=$!
+wait_sessions "$rec:tcp" "$top:tcp,cpu"
+tap_result $? "status lists both readers' sessions and what each runs"
+
+status_text_has "status text: two sessions, the recorder's pid, command and what it runs" \
+	"^  sessions:   2 besides this one$" "^    pid $rec +kprof +tcp for "
+
+# SIGKILL: no chance to stop anything; the release does it before the
+# parent can reap the reader, so no waiting here
+kill -KILL "$top"
+{ wait "$top"; } 2>/dev/null
+sessions_are "$rec:tcp"
+tap_result $? "a SIGKILLed top's session is gone at once; the recorder's runs on"
+
+kill -0 "$rec" && ! grep -q . "$tmp/rec.out"
+tap_result $? "the recorder is unaffected (running, nothing on its output)"
+
+kill -KILL "$rec"
+{ wait "$rec"; } 2>/dev/null
+sessions_are
+tap_result $? "once the last reader is killed, no session is left and nothing runs"
+
+status_text_has "status text: running none, no other session" \
+	"^  running: +none$" "^  sessions:   0 besides this one$"
+top='' rec=''
+tap_finish
