@@ -19,6 +19,7 @@
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -155,6 +156,22 @@ int kprof_ctl_stop(struct kprof_session *s, u32 what)
 	return 0;
 }
 
+/*
+ * Sampling that a rate change could restart at neither rate is stopped
+ * (see kprof_sample_set_hz()): no session holds it any more, so what
+ * runs stays what the sessions hold.  A START starts it again.
+ */
+static void kprof_sessions_lost_cpu(void)
+{
+	struct kprof_session *s;
+
+	lockdep_assert_held(&kprof_ctl_lock);
+	if (!kprof_holders_cpu || kprof_sample_running())
+		return;
+	list_for_each_entry(s, &kprof_session_list, node)
+		kprof_session_drop(s, KPROF_RUN_CPU);
+}
+
 /* The file's release: what @s held stops unless another session holds it. */
 void kprof_ctl_release(struct kprof_session *s)
 {
@@ -172,19 +189,27 @@ void kprof_ctl_sessions(struct kprof_session *self, struct kprof_sessions *out)
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct kprof_session_info *i;
 	struct kprof_session *s;
+	u32 room;
 
+	/* the entries the caller's struct has room for (its size, checked) */
+	room = (out->size - offsetof(struct kprof_sessions, s)) /
+	       sizeof(out->s[0]);
+	room = min_t(u32, room, KPROF_SESSIONS_MAX);
 	mutex_lock(&kprof_ctl_lock);
 	out->nr = kprof_sessions;
 	list_for_each_entry(s, &kprof_session_list, node) {
-		if (out->nr_listed == KPROF_SESSIONS_MAX)
+		if (out->nr_listed == room)
 			break;
 		i = &out->s[out->nr_listed++];
-		i->tgid = pid_nr_ns(s->opener, ns);
+		/* an opener gone may have left its number to another */
+		rcu_read_lock();
+		if (pid_task(s->opener, PIDTYPE_PID))
+			i->tgid = pid_nr_ns(s->opener, ns);
+		rcu_read_unlock();
 		i->held = s->held;
 		i->opened_ns = s->opened_ns;
 		i->started_ns = s->started_ns;
-		BUILD_BUG_ON(sizeof(i->comm) != sizeof(s->comm));
-		memcpy(i->comm, s->comm, sizeof(i->comm));
+		strscpy(i->comm, s->comm, sizeof(i->comm));
 		i->self = s == self;
 	}
 	mutex_unlock(&kprof_ctl_lock);
@@ -227,6 +252,7 @@ int kprof_ctl_set_config(const struct kprof_config *cfg)
 	mutex_lock(&kprof_ctl_lock);
 	if (cfg->sample_hz)
 		ret = kprof_sample_set_hz(cfg->sample_hz);
+	kprof_sessions_lost_cpu();
 	if (ret)
 		kfree(n);
 	else

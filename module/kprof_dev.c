@@ -39,9 +39,7 @@ static long kprof_ioc_get_info(struct kprof_session *s, void *arg)
 {
 	struct kprof_info *info = arg;
 
-	if (info->reserved0 || info->endpoints ||
-	    memchr_inv(&info->sessions, 0,
-		       sizeof(*info) - offsetof(struct kprof_info, sessions)))
+	if (info->reserved0 || info->endpoints || info->reserved1)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	info->api_major = KPROF_API_MAJOR;

@@ -534,7 +534,6 @@ TEST_F(cpu, hotplug_while_sampling)
 	expect_rate(_metadata, self->fd, &self->ex, 999, 1, 1);
 }
 
-#define PEER_FAIL	"/sys/module/kprof_peer/parameters/fail_perf_cpu"
 
 static int write_str(const char *path, const char *val)
 {
@@ -547,19 +546,6 @@ static int write_str(const char *path, const char *val)
 	if (fclose(f))
 		ret = -errno;
 	return ret;
-}
-
-/* (Re)load kprof_peer from $KPROF_PEER_KO: 0, or -1. */
-static int peer_load(void)
-{
-	const char *peer = getenv("KPROF_PEER_KO");
-	char cmd[512];
-
-	if (!peer || access(peer, R_OK) ||
-	    system("rmmod kprof_peer 2>/dev/null; true"))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "insmod '%s'", peer);
-	return system(cmd) ? -1 : 0;
 }
 
 #define PEER_DEEP	"/sys/module/kprof_peer/parameters/deep_spin_ms"
@@ -599,7 +585,7 @@ TEST_F(cpu, kernel_frames_cut_at_32)
 	struct kprof_stats a, b;
 	uint32_t i, n, most = 0;
 
-	ASSERT_EQ(0, peer_load()) TH_LOG("KPROF_PEER_KO: make peer-module");
+	ASSERT_EQ(0, kprof_test_peer_load()) TH_LOG("KPROF_PEER_KO: make peer-module");
 	ASSERT_EQ(0, set_hz(self->fd, 999));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
@@ -664,12 +650,12 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	if (sysconf(_SC_NPROCESSORS_CONF) < 2 ||
 	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "needs a second CPU that can go offline");
-	ASSERT_EQ(0, peer_load()) TH_LOG("KPROF_PEER_KO='%s': make peer-module",
+	ASSERT_EQ(0, kprof_test_peer_load()) TH_LOG("KPROF_PEER_KO='%s': make peer-module",
 					  peer ? peer : "");
 	ASSERT_EQ(0, set_hz(self->fd, 999));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
-	ASSERT_EQ(0, write_str(PEER_FAIL, "1"));
+	ASSERT_EQ(0, write_str(KPROF_TEST_PEER_FAIL, "1"));
 	ASSERT_EQ(0, set_online(1, 0));
 	EXPECT_EQ(0, set_online(1, 1))
 		TH_LOG("CPU 1 refused to come online");
@@ -682,7 +668,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 		EXPECT_EQ(0, system(cmd)) TH_LOG("kprof status: %s", cmd);
 	}
 	/* with the fault gone, the next online samples it again */
-	EXPECT_EQ(0, write_str(PEER_FAIL, "-1"));
+	EXPECT_EQ(0, write_str(KPROF_TEST_PEER_FAIL, "-1"));
 	set_online(1, 0);
 	EXPECT_EQ(0, set_online(1, 1));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
@@ -690,7 +676,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	/* stopped, no CPU counts as unsampled */
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
-	write_str(PEER_FAIL, "-1");
+	write_str(KPROF_TEST_PEER_FAIL, "-1");
 	set_online(1, 1);
 	EXPECT_EQ(0, system("rmmod kprof_peer"));
 }

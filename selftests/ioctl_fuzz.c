@@ -236,11 +236,12 @@ static const uintptr_t kernel_ptrs[] = {
 static void fill_valid(const struct cmd_desc *d, uint8_t *p, unsigned int size)
 {
 	unsigned int n = size < d->ksize ? size : d->ksize;
+	/* room for any struct a command may have (at most 4096 bytes) */
 	union {
 		struct kprof_ctl ctl;
 		struct kprof_config cfg;
 		struct kprof_stack_query q;
-		uint8_t raw[sizeof(struct kprof_stack_query)];
+		uint8_t raw[4096];
 	} u;
 	unsigned int i;
 

@@ -135,6 +135,7 @@ TEST_F(dev, larger_struct_zero_tail_accepted)
 	big->info.size = sizeof(*big);
 	big->info.reserved0 = 0;
 	big->info.endpoints = 0;
+	big->info.reserved1 = 0;
 	ASSERT_EQ(0, info_ioctl(self->fd, GET_INFO_SZ(sizeof(*big)), big));
 	EXPECT_EQ(sizeof(struct kprof_info), big->info.size);
 	EXPECT_EQ(KPROF_API_MAJOR, big->info.api_major);

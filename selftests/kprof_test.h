@@ -142,6 +142,22 @@ static inline int kprof_test_keep_cap(int cap)
 	return syscall(SYS_capset, &hdr, data);
 }
 
+/* kprof_peer's fault injection: perf events of a CPU (-2: all) fail */
+#define KPROF_TEST_PEER_FAIL	"/sys/module/kprof_peer/parameters/fail_perf_cpu"
+
+/* (Re)load kprof_peer from $KPROF_PEER_KO: 0, or -1. */
+static inline int kprof_test_peer_load(void)
+{
+	const char *peer = getenv("KPROF_PEER_KO");
+	char cmd[PATH_MAX + 32];
+
+	if (!peer || access(peer, R_OK) ||
+	    system("rmmod kprof_peer 2>/dev/null; true"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "insmod '%s'", peer);
+	return system(cmd) ? -1 : 0;
+}
+
 /* KPROF_IOC_GET_CPU_COST of @cpu into @c: 0, or -errno. */
 static inline int kprof_test_cpu_cost(int fd, unsigned int cpu,
 				      struct kprof_cpu_cost *c)

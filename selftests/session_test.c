@@ -11,7 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include "../kselftest_harness.h"
+#include "kselftest_harness.h"
 #include "tcp_test.h"
 #include "cpu_spin.h"
 
@@ -437,6 +437,111 @@ TEST_F(session, passed_descriptor_without_capability_does_nothing)
 	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 1, 0, 2, 10);
 	close(fd);
 	expect_held(_metadata, self->fd, 0, 0, 0, 1, 11);
+}
+
+/*
+ * A rate change that can restart sampling at neither rate leaves it
+ * stopped: then no session holds it any more (what runs is what the
+ * sessions hold), and a START starts it again.  The failure is real:
+ * kprof_peer makes every CPU's sampling event fail.
+ */
+TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
+{
+	struct kprof_config cfg = { .threshold_ns = 100000 * MS,
+				    .sample_hz = 250 };
+	const struct kprof_session_info *si;
+	struct kprof_sessions *ss;
+	int ready, go, st, ret;
+	pid_t pid;
+
+	ASSERT_EQ(0, kprof_test_peer_load())
+		TH_LOG("KPROF_PEER_KO: make peer-module");
+	pid = holder_start(KPROF_RUN_ALL, &ready, &go);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, holder_ready(ready));
+	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-2"));
+	ret = kp_config(self->fd, &cfg);
+	EXPECT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1"));
+	EXPECT_NE(0, ret);
+	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 1, 0, 2, 1);
+	ss = get_sessions(self->fd);
+	ASSERT_NE(NULL, ss);
+	si = session_of(ss, pid);
+	ASSERT_NE(NULL, si);
+	EXPECT_EQ(KPROF_RUN_TCP, si->held);
+	free(ss);
+	/* a START starts it again, held by the session that asked */
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 1, 1, 2, 2);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	expect_held(_metadata, self->fd, KPROF_RUN_CPU, 0, 1, 1, 3);
+	close(ready);
+	close(go);
+	EXPECT_EQ(0, system("rmmod kprof_peer"));
+}
+
+/*
+ * A session whose opener has exited while the file lives on in a child:
+ * listed without a pid (the number may be another process's by now),
+ * holding what it held until the child closes it too.
+ */
+TEST_F(session, opener_gone_listed_without_pid)
+{
+	const struct kprof_session_info *si = NULL;
+	struct kprof_sessions *ss;
+	unsigned int i;
+	pid_t opener, heir = 0;
+	int p[2], q[2], st;
+	char c;
+
+	/* the heir, orphaned by the opener, is reparented to this test */
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(q));
+	opener = fork();
+	if (opener == 0) {
+		int fd = open_dev();
+
+		if (fd < 0 || kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP))
+			_exit(1);
+		heir = fork();
+		if (heir == 0) {
+			close(p[0]);
+			close(q[1]);
+			/* holds the file until told to go */
+			while (read(q[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		if (write(p[1], &heir, sizeof(heir)) != sizeof(heir))
+			_exit(1);
+		_exit(heir > 0 ? 0 : 1);
+	}
+	ASSERT_LT(0, opener);
+	close(p[1]);
+	close(q[0]);
+	ASSERT_EQ(sizeof(heir), read(p[0], &heir, sizeof(heir)));
+	ASSERT_EQ(opener, waitpid(opener, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 1, 0, 2, 1);
+	ss = get_sessions(self->fd);
+	ASSERT_NE(NULL, ss);
+	EXPECT_EQ(NULL, session_of(ss, opener));
+	for (i = 0; i < ss->nr_listed && i < KPROF_SESSIONS_MAX; i++)
+		if (!ss->s[i].self)
+			si = &ss->s[i];
+	ASSERT_NE(NULL, si);
+	EXPECT_EQ(0, si->tgid);
+	EXPECT_EQ(KPROF_RUN_TCP, si->held);
+	free(ss);
+
+	close(q[1]);
+	ASSERT_EQ(heir, waitpid(heir, &st, 0));
+	expect_held(_metadata, self->fd, 0, 0, 0, 1, 2);
+	close(p[0]);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 /* GET_SESSIONS: output only, the first published size accepted. */

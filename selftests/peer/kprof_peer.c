@@ -12,11 +12,11 @@
  * Its pre-handlers return 0, as every well-behaved kprobe user does, and
  * it registers whatever of the probe points exist on this kernel.
  *
- * It also injects a fault for cpu_sample_test: while "fail_perf_cpu" is a
- * CPU number, a per-CPU sampling perf event created in the kernel for
- * that CPU fails (its attr is given a type no PMU has, so
- * perf_event_create_kernel_counter() returns -ENOENT the way it does for
- * any event no PMU takes).  x86-64 only: the arguments are read from
+ * It also injects a fault for cpu_sample_test and session_test: while
+ * "fail_perf_cpu" is a CPU number (or -2: every CPU), a per-CPU sampling
+ * perf event created in the kernel for that CPU fails (its attr is given
+ * a type no PMU has, so perf_event_create_kernel_counter() returns
+ * -ENOENT the way it does for any event no PMU takes).  x86-64 only: the arguments are read from
  * the registers of the calling convention.
  *
  * And a kernel stack deeper than kprofmod keeps, for cpu_sample_test:
@@ -99,16 +99,17 @@ static int kprof_peer_cleanup(struct kprobe *p, struct pt_regs *regs)
 
 static int kprof_peer_fail_cpu = -1;
 module_param_named(fail_perf_cpu, kprof_peer_fail_cpu, int, 0644);
-MODULE_PARM_DESC(fail_perf_cpu, "make sampling perf events for this CPU fail (-1: none)");
+MODULE_PARM_DESC(fail_perf_cpu, "make sampling perf events for this CPU fail (-1: none, -2: every CPU)");
 
 static int kprof_peer_perf_create(struct kprobe *p, struct pt_regs *regs)
 {
 #ifdef CONFIG_X86_64
 	/* perf_event_create_kernel_counter(attr, cpu, task, handler, ctx) */
 	struct perf_event_attr *attr = (struct perf_event_attr *)regs->di;
+	int fail = READ_ONCE(kprof_peer_fail_cpu);
 	int cpu = (int)regs->si;
 
-	if (cpu >= 0 && cpu == READ_ONCE(kprof_peer_fail_cpu) && !regs->dx &&
+	if (cpu >= 0 && (cpu == fail || fail == -2) && !regs->dx &&
 	    attr->freq && attr->pinned)
 		attr->type = 0x7fff0000;	/* far above any dynamic PMU type */
 #endif

@@ -226,7 +226,8 @@ struct kprof_ctl {
  * A new sample_hz applies to running sampling at once.  A SET that fails
  * changes nothing, except in one case: when sampling runs and can be
  * restarted neither at the new sample_hz nor at the old one, it is left
- * stopped (the old configuration stays).
+ * stopped (the old configuration stays) and, since API 1.9, no session
+ * holds it any more (a START starts it again).
  */
 struct kprof_config {
 	__u32 size;
@@ -428,7 +429,8 @@ struct kprof_cpu_cost {
 /**
  * struct kprof_session_info - one session in struct kprof_sessions
  * @tgid:	the process that opened the file, as the caller's PID
- *		namespace sees it; 0 when it cannot (another namespace)
+ *		namespace sees it; 0 when it cannot (another namespace) or
+ *		when that process has exited (the file lives on in others)
  * @held:	KPROF_RUN_* the session started and holds
  * @opened_ns:	CLOCK_MONOTONIC when the file was opened
  * @started_ns:	CLOCK_MONOTONIC when the session last went from holding
@@ -452,8 +454,9 @@ struct kprof_session_info {
  * struct kprof_sessions - KPROF_IOC_GET_SESSIONS (API 1.9): open sessions
  * @size:	caller's sizeof
  * @nr:		out: sessions open, the caller's included
- * @nr_listed:	out: entries filled in @s: the @nr oldest, at most
- *		KPROF_SESSIONS_MAX, in the order the files were opened
+ * @nr_listed:	out: entries filled in @s: the @nr oldest, as many as
+ *		the caller's struct has room for (at most KPROF_SESSIONS_MAX),
+ *		in the order the files were opened
  * @reserved0:	zero
  * @s:		out
  * Everything but @size must be zero on input.
