@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 top='' rec=''
 trap 'kill -KILL $top $rec 2>/dev/null; rm -rf "$tmp"' EXIT
 
-tap_plan 6
+tap_plan 7
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
@@ -96,4 +96,24 @@ tap_result $? "once the last reader is killed, no session is left and nothing ru
 status_text_has "status text: running none, no other session" \
 	"^  running: +none$" "^  sessions:   0 besides this one$"
 top='' rec=''
+
+# abtest's detached runs need nothing traced: a reader that starts
+# during them (holding what it starts, whatever abtest pauses) voids the
+# comparison, and abtest says so instead of reporting it
+"$KPROF_BIN" abtest --rounds 200 --warmup 0 --no-cpu -- sleep 0.05 \
+	>"$tmp/ab.out" 2>"$tmp/ab.err" &
+ab=$!
+wait_sessions "$ab:" >/dev/null
+"$KPROF_BIN" record -d 3600 --no-cpu -o "$tmp/rec2.json" --format json \
+	>"$tmp/rec2.out" 2>&1 &
+rec=$!
+wait "$ab"
+rc=$?
+kill -INT "$rec"
+wait "$rec"
+rec=''
+[ $rc -eq 1 ] && grep -q "another reader started tracing or sampling during the detached runs" "$tmp/ab.err"
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/ab.err"
+tap_result $rc "abtest fails, saying why, when another reader starts tracing during its detached runs"
 tap_finish

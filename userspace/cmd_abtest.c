@@ -27,6 +27,7 @@
 
 #include <json-c/json.h>
 
+#include "dev.h"
 #include "kprof.h"
 #include "opts.h"
 #include "session.h"
@@ -443,12 +444,37 @@ static void ab_json(const struct ab_opts *o, const struct ab_result *r)
 }
 
 /* One run, attached or not: toggles the session around it. */
+/*
+ * A detached run is one with nothing of what the attached runs trace
+ * running: another reader's session that starts meanwhile (it holds
+ * what it starts, whatever this one pauses) spoils the comparison.
+ */
+static int detached_idle(struct kp_session *s)
+{
+	struct kprof_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (kprof_dev_ioctl(s->fd, KPROF_IOC_GET_INFO, &info,
+			    "KPROF_IOC_GET_INFO"))
+		return -1;
+	if (info.running & s->run) {
+		kp_err("abtest: another reader started tracing or sampling during the detached runs (`kprof status` shows it): the comparison is void");
+		return -1;
+	}
+	return 0;
+}
+
 static int run_one(const struct ab_opts *o, struct kp_session *s,
 		   int attached, uint64_t *ns)
 {
 	if (attached && kp_session_resume(s))
 		return KP_EXIT_FAIL;
+	if (!attached && detached_idle(s))
+		return KP_EXIT_FAIL;
 	if (run_once(o, attached ? s : NULL, ns))
+		return KP_EXIT_FAIL;
+	if (!attached && detached_idle(s))
 		return KP_EXIT_FAIL;
 	if (attached && kp_session_pause(s))
 		return KP_EXIT_FAIL;
