@@ -534,20 +534,6 @@ TEST_F(cpu, hotplug_while_sampling)
 	expect_rate(_metadata, self->fd, &self->ex, 999, 1, 1);
 }
 
-
-static int write_str(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fputs(val, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
-}
-
 #define PEER_DEEP	"/sys/module/kprof_peer/parameters/deep_spin_ms"
 
 /*
@@ -590,7 +576,7 @@ TEST_F(cpu, kernel_frames_cut_at_32)
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, kp_stats(self->fd, &a));
-	ASSERT_EQ(0, write_str(PEER_DEEP, "300"));
+	ASSERT_EQ(0, kprof_test_write_file(PEER_DEEP, "300"));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, kp_stats(self->fd, &b));
 	r = cpu_rows(&self->ex);
@@ -655,7 +641,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	ASSERT_EQ(0, set_hz(self->fd, 999));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
-	ASSERT_EQ(0, write_str(KPROF_TEST_PEER_FAIL, "1"));
+	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "1"));
 	ASSERT_EQ(0, set_online(1, 0));
 	EXPECT_EQ(0, set_online(1, 1))
 		TH_LOG("CPU 1 refused to come online");
@@ -668,7 +654,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 		EXPECT_EQ(0, system(cmd)) TH_LOG("kprof status: %s", cmd);
 	}
 	/* with the fault gone, the next online samples it again */
-	EXPECT_EQ(0, write_str(KPROF_TEST_PEER_FAIL, "-1"));
+	EXPECT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1"));
 	set_online(1, 0);
 	EXPECT_EQ(0, set_online(1, 1));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
@@ -676,7 +662,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	/* stopped, no CPU counts as unsampled */
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
-	write_str(KPROF_TEST_PEER_FAIL, "-1");
+	kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1");
 	set_online(1, 1);
 	EXPECT_EQ(0, system("rmmod kprof_peer"));
 }

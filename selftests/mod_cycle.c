@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 {
 	uint64_t t, t_load = 0, t_unload = 0, t0 = now_ns();
 	char params[4096] = "";
-	int n = 100, start = 0, opt, i, fd;
+	int n = 100, start = 0, opt, i, fd, ret;
 	size_t len = 0;
 	struct stat st;
 
@@ -75,12 +75,14 @@ int main(int argc, char **argv)
 				errno = -sfd;
 				return fail(i, "start tracing and sampling");
 			}
-			if (!syscall(SYS_delete_module, "kprofmod", O_NONBLOCK)) {
+			ret = kp_unload_refused();
+			if (ret < 0) {
 				printf("# cycle %d: unloaded with a session open\n",
 				       i);
 				return 1;
 			}
-			if (errno != EWOULDBLOCK)
+			errno = ret;
+			if (ret)
 				return fail(i, "delete_module with a session open");
 			close(sfd);
 		}

@@ -228,6 +228,17 @@ static inline int kp_start_all(unsigned int hz)
 	return fd;
 }
 
+/*
+ * Try to unload kprofmod while a session holds the device: 0 when refused
+ * as in use (EWOULDBLOCK), -1 when it unloaded, else the refusal's errno.
+ */
+static inline int kp_unload_refused(void)
+{
+	if (!syscall(SYS_delete_module, "kprofmod", O_NONBLOCK))
+		return -1;
+	return errno == EWOULDBLOCK ? 0 : errno;
+}
+
 static inline int kp_snapshot(int fd)
 {
 	struct kprof_snapshot s = { .size = sizeof(s) };

@@ -906,19 +906,16 @@ static int traffic_only(unsigned int secs, int hotplug)
 
 static int start_all(void)
 {
-	int fd = kp_start_all(SAMPLE_HZ);
+	int fd = kp_start_all(SAMPLE_HZ), ret;
 
 	if (fd < 0) {
 		fprintf(stderr, "torture start: %s\n", strerror(-fd));
 		return 1;
 	}
-	if (!syscall(SYS_delete_module, "kprofmod", O_NONBLOCK)) {
-		fprintf(stderr, "torture start: unloaded with a session open\n");
-		return 1;
-	}
-	if (errno != EWOULDBLOCK) {
-		fprintf(stderr, "torture start: delete_module: %s\n",
-			strerror(errno));
+	ret = kp_unload_refused();
+	if (ret) {
+		fprintf(stderr, "torture start: %s\n", ret < 0 ?
+			"unloaded with a session open" : strerror(ret));
 		return 1;
 	}
 	close(fd);

@@ -443,7 +443,6 @@ static void ab_json(const struct ab_opts *o, const struct ab_result *r)
 	json_object_put(j);
 }
 
-/* One run, attached or not: toggles the session around it. */
 /*
  * A detached run is one with nothing of what the attached runs trace
  * running: another reader's session that starts meanwhile (it holds
@@ -465,6 +464,7 @@ static int detached_idle(struct kp_session *s)
 	return 0;
 }
 
+/* One run, attached or not: toggles the session around it. */
 static int run_one(const struct ab_opts *o, struct kp_session *s,
 		   int attached, uint64_t *ns)
 {

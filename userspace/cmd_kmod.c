@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -28,6 +27,7 @@
 #include "kprof.h"
 #include "names.h"
 #include "report.h"
+#include "session.h"
 #include "units.h"
 #include "util.h"
 
@@ -651,7 +651,6 @@ static void status_cpus(struct status *s, int fd)
 static void status_sessions(struct status *s, int fd)
 {
 	struct kprof_sessions *ss = calloc(1, sizeof(*ss));
-	struct timespec ts;
 	unsigned int i;
 
 	if (!ss)
@@ -666,8 +665,7 @@ static void status_sessions(struct status *s, int fd)
 		ss->s[i].comm[sizeof(ss->s[i].comm) - 1] = '\0';
 		kp_text_sanitize(ss->s[i].comm);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->now_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	s->now_ns = kp_now_ns();
 	s->sessions = ss;
 }
 
