@@ -6,7 +6,9 @@
 # nested failure, a non-zero exit after passing subtests, a VM that died
 # and left only its expectations, a skip after a failed expectation, a
 # skip nobody allowed, a bail-out, nested results without a plan, the
-# runner's own failure) as failed.  Prints TAP.
+# runner's own failure, a failed program with an allowed skip inside) as
+# failed.  Where CASE.want exists, the summary's last line must be that
+# line too: the counts, not only the verdict.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 sum=${TAP_SUMMARY:-$here/../tap-summary}
@@ -25,8 +27,13 @@ for c in "${cases[@]}"; do
 	[ ! -e "$c.expect" ] || args+=("$c.expect")
 	out=$("$sum" --skips skips "${args[@]}" 2>&1)
 	rc=$?
-	if [ "$rc" -eq "$want" ]; then
-		echo "ok $n tap-summary: $c $verdict: ${out##*$'\n'}"
+	last=${out##*$'\n'}
+	if [ -e "$c.want" ] && [ "$last" != "$(cat "$c.want")" ]; then
+		printf '# %s\n' "$out"
+		echo "not ok $n tap-summary: $c: '$last', wanted '$(cat "$c.want")'"
+		fail=1
+	elif [ "$rc" -eq "$want" ]; then
+		echo "ok $n tap-summary: $c $verdict: $last"
 	else
 		printf '# %s\n' "$out"
 		echo "not ok $n tap-summary: $c: exit status $rc, wanted $want"
