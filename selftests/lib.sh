@@ -61,6 +61,38 @@ tap_finish()
 	exit "$KSFT_FAIL"
 }
 
+# kp_poll SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds,
+# for at most SECONDS (of guest time: under icount's sleep=off the sleeps
+# pass at once); 1 if it never did.  Wait for a reader's own output this
+# way, never for a fixed time.
+kp_poll()
+{
+	kp_poll_n=$(($1 * 10))
+	shift
+	while [ "$kp_poll_n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		kp_poll_n=$((kp_poll_n - 1))
+	done
+	return 1
+}
+
+# kp_lines FILE: its number of complete lines (0 when it is missing)
+kp_lines()
+{
+	if [ -e "$1" ]; then
+		wc -l <"$1"
+	else
+		echo 0
+	fi
+}
+
+# kp_lines_ge FILE N: FILE has at least N complete lines
+kp_lines_ge()
+{
+	[ "$(kp_lines "$1")" -ge "$2" ]
+}
+
 kp_is_loaded()
 {
 	[ -d /sys/module/kprofmod ]

@@ -43,21 +43,37 @@ PY
 }
 
 # A fixed number of requests while top runs: the JSON counts them exactly.
-"$KPROF_BIN" top --json --top 1000 -i 0.5 -n 14 --threshold 0 >"$tmp/top.json" 2>"$tmp/top.err" &
+# top runs from its first interval (its own sign that it measures) until
+# two more intervals closed after the workload's last request, however
+# slow the kernel is, and stops on SIGTERM.
+"$KPROF_BIN" top --json --top 1000 -i 0.5 --threshold 0 >"$tmp/top.json" 2>"$tmp/top.err" &
 top=$!
-sleep 1.5
+kp_poll 120 kp_lines_ge "$tmp/top.json" 1 || tap_diag "top printed no interval in 120 s"
 "$WL" -n 300 2 >"$tmp/wl.out"
+n=$(kp_lines "$tmp/top.json")
+kp_poll 120 kp_lines_ge "$tmp/top.json" $((n + 2)) ||
+	tap_diag "top printed no two intervals after the workload in 120 s"
+kill -TERM "$top"
 wait "$top"
-tap_result $? "top --json runs and exits 0"
+tap_result $? "top --json runs and exits 0 on SIGTERM"
 port=$(awk '{print $2}' "$tmp/wl.out")
 tap_check "JSON rows count the 300 requests exactly" json_check "$tmp/top.json" "$port" 300
 tap_check "nothing on stderr" test ! -s "$tmp/top.err"
 
-# IPv6, the table form
-"$KPROF_BIN" top --top 1000 -i 1 -n 3 --threshold 5ms >"$tmp/top.txt" 2>&1 &
+# IPv6, the table form: from its first interval until two more closed
+# after the workload, as above
+tables_ge()
+{
+	[ "$(grep -c '  interval ' "$tmp/top.txt")" -ge "$1" ]
+}
+"$KPROF_BIN" top --top 1000 -i 1 --threshold 5ms >"$tmp/top.txt" 2>&1 &
 top=$!
-sleep 0.5
+kp_poll 120 tables_ge 1 || tap_diag "top printed no interval in 120 s"
 "$WL" -6 -d 2 10 >"$tmp/wl6.out"
+n=$(grep -c '  interval ' "$tmp/top.txt")
+kp_poll 120 tables_ge $((n + 2)) ||
+	tap_diag "top printed no two intervals after the workload in 120 s"
+kill -TERM "$top"
 wait "$top"
 port6=$(awk '{print $2}' "$tmp/wl6.out")
 tap_check "table shows the IPv6 endpoint as [::1]:port" grep -q "\[::1\]:$port6 *client" "$tmp/top.txt"
