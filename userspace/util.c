@@ -71,6 +71,22 @@ static unsigned int utf8_seq(const unsigned char *s, unsigned int *cp)
 	return n;
 }
 
+/*
+ * Printable: not a C0 or C1 control or DEL, and not a character that
+ * reorders or breaks what a terminal shows: the bidi embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069), the marks
+ * (U+200E, U+200F, U+061C) and the line and paragraph separators
+ * (U+2028, U+2029).
+ */
+static int printable(unsigned int cp)
+{
+	if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+		return 0;
+	return !(cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+		 (cp >= 0x2028 && cp <= 0x202e) ||
+		 (cp >= 0x2066 && cp <= 0x2069));
+}
+
 unsigned int kp_text_sanitize(char *s)
 {
 	unsigned char *p = (unsigned char *)s;
@@ -78,7 +94,7 @@ unsigned int kp_text_sanitize(char *s)
 
 	while (*p) {
 		n = utf8_seq(p, &cp);
-		if (n && cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp >= 0xa0)) {
+		if (n && printable(cp)) {
 			p += n;
 			continue;
 		}

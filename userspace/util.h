@@ -25,10 +25,11 @@ int kp_use_color(int no_color);
 /*
  * Make @s, a string other users shape (a comm, a symbol or file name),
  * safe to print and valid UTF-8, in place and at the same length: every
- * byte of a control character (C0, DEL, C1) or of an invalid UTF-8
- * sequence (a stray or truncated byte, an overlong form, a surrogate,
- * above U+10FFFF) becomes '?', as ps(1) shows them.  Returns the number
- * of bytes replaced.
+ * byte of a control character (C0, DEL, C1), of a bidi control or a line
+ * or paragraph separator (they reorder or break what a terminal shows),
+ * or of an invalid UTF-8 sequence (a stray or truncated byte, an overlong
+ * form, a surrogate, above U+10FFFF) becomes '?', as ps(1) shows them.
+ * Returns the number of bytes replaced.
  */
 unsigned int kp_text_sanitize(char *s);
 

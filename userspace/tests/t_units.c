@@ -202,6 +202,15 @@ static void test_sanitize(void)
 		{ "sur \xed\xa0\x80", "sur ???", 3 },		/* surrogate */
 		{ "big \xf4\x90\x80\x80", "big ????", 4 },	/* > U+10FFFF */
 		{ "\xff\xfe", "??", 2 },
+		/* bidi controls reorder what the terminal shows (Trojan Source) */
+		{ "a\xe2\x80\xae" "b", "a???b", 3 },		/* RLO */
+		{ "\xe2\x80\xaa\xe2\x80\xac", "??????", 6 },	/* LRE, PDF */
+		{ "\xe2\x81\xa6x\xe2\x81\xa9", "???x???", 6 },	/* LRI, PDI */
+		{ "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", "????????", 8 }, /* LRM RLM ALM */
+		/* line and paragraph separators break lines in some viewers */
+		{ "l\xe2\x80\xa8p\xe2\x80\xa9", "l???p???", 6 },
+		/* their neighbours are text */
+		{ "\xe2\x80\x94\xe2\x81\xb0", "\xe2\x80\x94\xe2\x81\xb0", 0 },
 		{ "", "", 0 },
 	};
 	unsigned int i, bad;
