@@ -58,11 +58,14 @@ v=$(verdict "$tmp/idle.json" 'o["within_noise"]')
 tap_diag "idle: ${v%%$'\n'*}"
 tap_check "idle command: within noise" test "${v##*$'\n'}" = True
 
-"$KPROF_BIN" top -i 0.2 -n 25 >/dev/null 2>&1 &
+# another reader, tracing from its first interval (its own sign) until
+# abtest has answered
+"$KPROF_BIN" top --json -i 0.2 >"$tmp/top.json" 2>&1 &
 top=$!
-sleep 1
+kp_poll 120 kp_lines_ge "$tmp/top.json" 1 || tap_diag "top printed no interval in 120 s"
 "$KPROF_BIN" abtest -- true >/dev/null 2>"$tmp/err"
 rc=$?
+kill -TERM "$top"
 wait "$top"
 tap_check "refused while another reader traces" \
 	test "$rc" -eq 1 -a -n "$(grep 'already tracing or sampling' "$tmp/err")"

@@ -16,18 +16,19 @@ kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 mark=$(kp_dmesg_mark)
 
-# The 75/25 spinner and requests answered after 5 ms, both outlasting the
-# window, which under TCG may close seconds late (the first interval's
-# stacks take the reader a while to resolve).
-"$SPIN" 25 &
+# The 75/25 spinner and requests answered after 5 ms, both running until
+# the report is done: under TCG its window may close seconds late (the
+# first interval's stacks take the reader a while to resolve).
+"$SPIN" 600 &
 spin=$!
-"$WL" -d 20 5 >"$tmp/wl.out" &
+"$WL" -d 600 5 >"$tmp/wl.out" &
 wl=$!
 sleep 0.5
 "$KPROF_BIN" report -d 3 --json --top 50 >"$tmp/r.json" 2>"$tmp/err"
 tap_result $? "report -d 3 --json exits 0"
 kill "$spin"
 wait "$spin"
+kill -TERM "$wl"
 wait "$wl"
 port=$(awk '{print $2}' "$tmp/wl.out")
 tap_diag "workload: $(cat "$tmp/wl.out")"
@@ -97,7 +98,7 @@ tap_check "spin_hot_a: a share in its band, ceiling 1/(1-share)" check spin
 tap_check "the workload's endpoint: count > 0, p50 <= p95 <= p99" check endpoint
 tap_check "health: drops, attach points, features, settings" check health
 
-"$SPIN" 20 &
+"$SPIN" 600 &
 spin=$!
 "$KPROF_BIN" report -d 2 >"$tmp/r.txt" 2>"$tmp/err"
 tap_result $? "report -d 2 (text) exits 0"

@@ -9,8 +9,12 @@
  *   tcp_workload [-6] [-d SECONDS] [-n REQUESTS] DELAY_MS...
  *
  * -n stops each client after that many requests instead of a duration.
+ * SIGTERM ends the duration early, after the requests under way: a test
+ * runs it until its reader has measured, then stops it and still gets
+ * the ports and counts.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "tcp_test.h"
@@ -26,6 +30,14 @@ struct client {
 	int family;
 };
 
+static volatile sig_atomic_t stopped;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
+
 /* Named so stacks past the threshold show where the waiting happens. */
 __attribute__((noinline)) void workload_client_loop(struct client *c)
 {
@@ -33,7 +45,8 @@ __attribute__((noinline)) void workload_client_loop(struct client *c)
 
 	if (fd < 0)
 		return;
-	while (now_ns() < c->deadline && (!c->limit || c->done < c->limit)) {
+	while (!stopped && now_ns() < c->deadline &&
+	       (!c->limit || c->done < c->limit)) {
 		if (!client_request(fd))
 			break;
 		c->done++;
@@ -50,6 +63,7 @@ static void *client_main(void *arg)
 int main(int argc, char **argv)
 {
 	static struct client cl[MAX_SERVERS];
+	struct sigaction sa = { .sa_handler = on_term, .sa_flags = SA_RESTART };
 	double secs = 5;
 	long limit = 0;
 	int family = AF_INET, n = 0, i, opt;
@@ -90,6 +104,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	sigaction(SIGTERM, &sa, NULL);
 	for (i = 0; i < n; i++)
 		pthread_create(&cl[i].thread, NULL, client_main, &cl[i]);
 	for (i = 0; i < n; i++) {
