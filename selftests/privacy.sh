@@ -108,13 +108,11 @@ mode_run()
 {
 	kp_unload && kp_load endpoints="$1" || return 1
 	"$PW" -d 2 -o "$tmp/$1.bin" >"$tmp/$1.pw" || return 1
-	# until record is done, however long its start takes
-	"$PW" -d 600 >/dev/null &
+	"$PW" -d 4 >/dev/null &
 	pw=$!
 	$K record -d 2 $T -o "$tmp/$1.json" --format json >/dev/null 2>&1
 	ret=$?
-	kill "$pw"
-	wait "$pw" 2>/dev/null
+	wait "$pw"
 	pw=
 	$K info >"$tmp/$1.info" 2>&1
 	return $ret
