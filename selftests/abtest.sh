@@ -62,7 +62,7 @@ tap_check "idle command: within noise" test "${v##*$'\n'}" = True
 # abtest has answered
 "$KPROF_BIN" top --json -i 0.2 >"$tmp/top.json" 2>&1 &
 top=$!
-kp_poll 120 kp_lines_ge "$tmp/top.json" 1 || tap_diag "top printed no interval in 120 s"
+kp_poll 120 kp_count_ge 1 kp_lines "$tmp/top.json" || tap_diag "top printed no interval in 120 s"
 "$KPROF_BIN" abtest -- true >/dev/null 2>"$tmp/err"
 rc=$?
 kill -TERM "$top"

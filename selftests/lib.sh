@@ -87,10 +87,27 @@ kp_lines()
 	fi
 }
 
-# kp_lines_ge FILE N: FILE has at least N complete lines
-kp_lines_ge()
+# kp_reader_stop PID COUNT-COMMAND...: once COUNT-COMMAND (the intervals
+# the reader has output so far) prints two more than it does now, so that
+# an interval closed wholly after this call, SIGTERM the reader PID; its
+# exit status.  Waits at most 120 s for the two intervals.
+kp_reader_stop()
 {
-	[ "$(kp_lines "$1")" -ge "$2" ]
+	kp_rs_pid=$1
+	shift
+	kp_rs_want=$(($("$@") + 2))
+	kp_poll 120 kp_count_ge "$kp_rs_want" "$@" ||
+		tap_diag "the reader output no two more intervals in 120 s"
+	kill -TERM "$kp_rs_pid"
+	wait "$kp_rs_pid"
+}
+
+# kp_count_ge N COMMAND...: COMMAND prints a number of at least N
+kp_count_ge()
+{
+	kp_cg_n=$1
+	shift
+	[ "$("$@")" -ge "$kp_cg_n" ] 2>/dev/null
 }
 
 kp_is_loaded()
