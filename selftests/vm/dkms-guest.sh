@@ -20,12 +20,15 @@ result()
 if [ "${1:-}" = install ]; then
 	kver=$(uname -r)
 	# virtme-ng links /lib/modules/KVER to the tree's .virtme_mods by
-	# its host path, which the guest may not see: a directory of our own
-	if [ ! -e "/lib/modules/$kver/build" ]; then
-		rm -f "/lib/modules/$kver"
-		mkdir -p "/lib/modules/$kver"
-		ln -s "$2" "/lib/modules/$kver/build"
+	# its host path: read-only in the guest where the guest sees it,
+	# dangling where virtme-ng hides that path.  A directory of our own
+	# (/lib/modules is a tmpfs in the VM), with the tree as its build.
+	d=/lib/modules/$kver
+	if [ -L "$d" ] || [ ! -w "$d" ]; then
+		rm -f "$d"
+		mkdir -p "$d"
 	fi
+	[ -e "$d/build" ] || ln -s "$2" "$d/build"
 	dkms remove "kprofmod/$ver" --all >/dev/null 2>&1
 	dkms add "$proj" &&
 		dkms build "kprofmod/$ver" -k "$kver" --kernelsourcedir "$2" &&
