@@ -94,12 +94,16 @@ kp_stop()
 # whose last send (the last response) is never followed by a receive
 kp_counted()
 {
+	[ -f "$tmp/rec.json" ] || tap_diag "no recording: kprofmod did not run in this phase"
 	tap_check "$1" python3 -I -S -c 'import json, sys
 o = json.load(open(sys.argv[1]))
 n = sum(r["count"] for r in o["tcp"])
 if n != int(sys.argv[2]):
     print("# kprofmod counted %d requests, want %s" % (n, sys.argv[2]))
     sys.exit(1)' "$tmp/rec.json" $((2 * N - 1))
+	# read once: a later phase whose reader never ran (a bpftrace that
+	# did not attach) must not pass on this phase's recording
+	rm -f "$tmp/rec.json"
 }
 
 if [ -z "${KPROF_PEER_KO:-}" ] || [ ! -r "$KPROF_PEER_KO" ]; then
