@@ -32,7 +32,8 @@ TORTURE := 6.1
 PREFIX ?= /usr/local
 
 .PHONY: all module module-clean peer-module reader selftests deps check check-matrix \
-	vmcheck vmcheck-torture vmcheck-debug vmcheck-kdir demo install install-module clean help bench bench-bin
+	vmcheck vmcheck-torture vmcheck-debug vmcheck-kdir demo install install-module clean help bench bench-bin \
+	bench-check bench-baseline
 
 all: module reader
 
@@ -48,6 +49,8 @@ help:
 	@echo "make install      install the reader, the man pages and bash completion"
 	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
 	@echo "make bench        overhead benchmarks against bpftrace, bcc and perf in one VM; writes bench/RESULTS.md"
+	@echo "make bench-check  the performance gate: instructions per request and per sample against bench/baseline-icount.txt"
+	@echo "make bench-baseline  measure and write a new bench/baseline-icount.txt"
 	@echo "make deps         install build and test dependencies (Debian 12, root)"
 
 module:
@@ -153,6 +156,22 @@ bench: bench-bin
 	python3 bench/analyze.py $(BUILD)/bench/raw.txt bench/RESULTS.md \
 		"make bench" $$(( $$(date +%s) - start + 0 )) && \
 	echo "bench: bench/RESULTS.md written ($$(( $$(date +%s) - start )) s in the VM and analysis)"
+
+# The performance gate: one boot of Debian's 6.1 with an instruction-count
+# clock (QEMU -icount shift=0,sleep=off, one vCPU) runs
+# bench/icount-check.sh, which fails when kprofmod's instructions per
+# request or per sample grow more than 2% over bench/baseline-icount.txt.
+# CI runs it in its instruction-count VM.  make bench-baseline writes a
+# new baseline: commit it on purpose, with the numbers in the message.
+BENCH_ICOUNT := --qemu-opts=-accel --qemu-opts=tcg,thread=single \
+	--qemu-opts=-icount --qemu-opts=shift=0,sleep=off
+
+bench-check bench-baseline: bench-bin
+	@test -n "$(BENCH_KVER)" || { echo "kprofmod: no Debian 6.1 kernel in /boot (make deps)" >&2; exit 1; }
+	$(MAKE) module KVER=$(BENCH_KVER)
+	$(MAKE) reader
+	KPROF_VNG_OPTS="$(BENCH_ICOUNT)" $(VM)/vng-run -k $(BENCH_KVER) -c 1 -m 2G -t 1500 -- \
+		bench/icount-check.sh $(if $(filter bench-baseline,$@),--write bench/baseline-icount.txt)
 
 # The module into /lib/modules/$(KVER) (then modprobe and `kprof load`
 # find it), as an alternative to DKMS.
