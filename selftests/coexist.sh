@@ -82,6 +82,11 @@ kp_run()
 
 kp_stop()
 {
+	if [ -z "$rec" ]; then
+		# no reader ran in this phase: no recording is its own
+		rm -f "$tmp/rec.json"
+		return 1
+	fi
 	kill -INT "$rec" 2>/dev/null
 	wait "$rec"
 	local rc=$?
