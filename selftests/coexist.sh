@@ -146,7 +146,9 @@ kp_unload
 # bt_start: bpftrace counting the workload's sends, attached once its
 # BEGIN probe ran (bpftrace runs it after attaching every other probe;
 # its "Attaching N probes" line comes before).  It ends itself, maps
-# printed, when a process named $BT_STOP exits (bt_stop).
+# printed, when a process named $BT_STOP exits (bt_stop; seen by a kprobe
+# on do_exit, since a kernel without FTRACE_SYSCALLS has no syscall
+# tracepoints).
 BT_STOP=kprof-bt-stop
 cp /bin/true "$tmp/$BT_STOP"
 bt_start()
@@ -154,7 +156,7 @@ bt_start()
 	bpftrace -e 'BEGIN { printf("ready\n"); }
 		     kprobe:tcp_sendmsg /comm == "tcp_workload"/ { @send = count(); }
 		     kprobe:tcp_close /comm == "tcp_workload"/ { @close = count(); }
-		     tracepoint:syscalls:sys_enter_exit_group /comm == "'"$BT_STOP"'"/ { exit(); }' \
+		     kprobe:do_exit /comm == "'"$BT_STOP"'"/ { exit(); }' \
 		>"$tmp/bt.out" 2>&1 &
 	bt=$!
 	wait_for "$bt" 1200 grep -q '^ready' "$tmp/bt.out" && return 0
