@@ -12,11 +12,12 @@
 # context switches) then takes the same number of "ns" in every run to
 # within 0.01%, whatever the host does.  The first run of a boot is
 # longer (caches of the kernel filling up): each configuration runs once
-# unmeasured, then BENCH_RUNS times.  For about a second of guest time
-# after kprobes are registered, each hit costs about 420 instructions
-# more (ftrace's call sites settle once deferred work has run): after
-# insmod and after a reader starts, the guest sleeps 5 s first (idle
-# time passes at once on this clock).
+# unmeasured, then BENCH_RUNS times.  For one to two seconds of guest
+# time after insmod, a round trip costs about 830 instructions more (not
+# the probes' ftrace path, which is final at registration; more likely
+# work the load leaves behind on the same vCPU): after insmod and after
+# a reader starts, the guest sleeps 5 s first (idle time passes at once
+# on this clock).
 #
 # Measured, each against the same boot's run without kprofmod:
 #   tcp_request       per request, TCP tracking without stacks (a reader
