@@ -34,8 +34,9 @@
 #                     and ten times less of the signal at 9999 Hz
 #   loaded_request    per request, the module loaded, nothing running
 # Each fails when it grows more than BENCH_LIMIT percent (2) over the
-# baseline, or by more than 10 instructions where 2% is less.  The baseline holds for one kernel build: on another kernel
-# the numbers are printed and the comparison is skipped, saying so.
+# baseline, or by more than 10 instructions where 2% is less.  The
+# baseline holds for one kernel build: on another kernel the numbers are
+# printed and the comparison is skipped, saying so.
 #
 #   icount-check.sh [--write FILE]   FILE: write a new baseline there
 #   icount-check.sh --expect         the results a complete run reports
@@ -45,13 +46,18 @@
 # BENCH_CPU_ITERS (100).
 set -u
 proj=$(cd "$(dirname "$0")/.." && pwd)
+KPROF_BIN=${KPROF_BIN:-$proj/userspace/kprof}
+# TAP output and kp_poll, as the selftests have them
+# shellcheck source-path=SCRIPTDIR source=../selftests/lib.sh
+. "$proj/selftests/lib.sh"
 ko=${KPROF_KO:-$proj/kprofmod.ko}
-kprof=${KPROF_BIN:-$proj/userspace/kprof}
+kprof=$KPROF_BIN
 bin=${BENCH_BIN:-$proj/build/bench/bin}
 runs=${BENCH_RUNS:-3}
 reqs=${BENCH_RR_REQS:-2000}
 iters=${BENCH_CPU_ITERS:-100}
 limit=${BENCH_LIMIT:-2}
+freq=9999
 # what one comparison can resolve: the runs' spread (0.01% of a round trip
 # of about 80,000) over two requests, with a margin: a cost near zero
 # (loaded_request once no probe stays registered) is compared to this
@@ -71,18 +77,6 @@ case ${1:-} in
 '') ;;
 *) echo "usage: $0 [--write FILE | --expect]" >&2; exit 2 ;;
 esac
-
-n=0 fail=0
-result()
-{
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fail=1
-	fi
-}
 
 echo "TAP version 13"
 kver=$(uname -r)
@@ -111,7 +105,7 @@ cleanup()
 trap cleanup EXIT
 
 # measure NAME CMD...: one unmeasured run of CMD, then $runs; CMD prints
-# one number.  Sets NAME's median in v_NAME; a run that prints no number
+# one number.  Sets NAME's median in v[NAME]; a run that prints no number
 # fails the check.
 declare -A v=()
 measure()
@@ -122,7 +116,7 @@ measure()
 	for i in $(seq 0 "$runs"); do
 		x=$("$@")
 		if ! [[ $x =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
-			result 1 "$name: a run printed no measurement"
+			tap_result 1 "$name: a run printed no measurement"
 			return 1
 		fi
 		[ "$i" -eq 0 ] || echo "$x" >>"$tmp/$name"
@@ -131,29 +125,30 @@ measure()
 	local s
 	s=$(spread "$tmp/$name")
 	echo "# $name: $(tr '\n' ' ' <"$tmp/$name")(median ${v[$name]}, spread $s%)"
-	result "$(awk -v s="$s" 'BEGIN { print (s < 1) ? 0 : 1 }')" \
+	tap_result "$(awk -v s="$s" 'BEGIN { print (s < 1) ? 0 : 1 }')" \
 		"$name: the runs agree within 1%"
 }
 
 rr() { taskset -c 0 "$bin/tcp_rr" -c 1 -n "$reqs" | awk '/^ns_per_rt/ { print $2 }'; }
 cpu() { taskset -c 0 "$bin/cpu_work" -t 1 -n "$iters" | awk '/^ns/ { print $2 }'; }
 
+# reader_up: the module runs what a reader started
+reader_up()
+{
+	"$kprof" status 2>/dev/null | grep -qE '^ *running: *(tcp|cpu)'
+}
+
 # reader_start ARGS...: a reader holding a session with ARGS, once the
 # module says it runs (its interval is an hour: it reads nothing while
 # measured)
 reader_start()
 {
-	local i
 	"$kprof" top -i 3600 "$@" >/dev/null 2>"$tmp/reader.err" &
 	reader=$!
-	for i in $(seq 1 600); do
-		if "$kprof" status 2>/dev/null | grep -qE '^ *running: *(tcp|cpu)'; then
-			sleep 5
-			return 0
-		fi
-		kill -0 "$reader" 2>/dev/null || break
-		sleep 0.1
-	done
+	if kp_poll 60 reader_up; then
+		sleep 5
+		return 0
+	fi
 	cat "$tmp/reader.err" >&2
 	return 1
 }
@@ -175,25 +170,25 @@ if [ $ok -eq 0 ] && insmod "$ko" budget_ppm=0; then
 		measure rr_tracked rr || ok=1
 		reader_stop
 	else
-		result 1 "a reader holds TCP tracking"; ok=1
+		tap_result 1 "a reader holds TCP tracking"; ok=1
 	fi
 	if reader_start --no-cpu --threshold 0; then
 		measure rr_stacked rr || ok=1
 		reader_stop
 	else
-		result 1 "a reader holds TCP tracking with stacks"; ok=1
+		tap_result 1 "a reader holds TCP tracking with stacks"; ok=1
 	fi
-	if reader_start --no-tcp --freq 9999; then
+	if reader_start --no-tcp --freq "$freq"; then
 		measure cpu_sampled cpu || ok=1
 		reader_stop
 	else
-		result 1 "a reader holds CPU sampling"; ok=1
+		tap_result 1 "a reader holds CPU sampling"; ok=1
 	fi
 	rmmod kprofmod
 else
-	result 1 "insmod $ko"; ok=1
+	tap_result 1 "insmod $ko"; ok=1
 fi
-[ $ok -eq 0 ] || { echo "1..$n"; exit 1; }
+[ $ok -eq 0 ] || { echo "1..$kp_ntest"; exit 1; }
 
 # per request: a round trip is two requests (the client's and the
 # server's response, each a send answered by a receive)
@@ -205,7 +200,7 @@ declare -A m=()
 m[loaded_request]=$(metric "${v[rr_loaded]}" "${v[rr_none]}" 2)
 m[tcp_request]=$(metric "${v[rr_tracked]}" "${v[rr_none]}" 2)
 m[tcp_stack_request]=$(metric "${v[rr_stacked]}" "${v[rr_none]}" 2)
-samples=$(awk -v t="${v[cpu_sampled]}" 'BEGIN { printf "%.0f", t * 9999 / 1e9 }')
+samples=$(awk -v t="${v[cpu_sampled]}" -v f="$freq" 'BEGIN { printf "%.0f", t * f / 1e9 }')
 m[cpu_sample]=$(metric "${v[cpu_sampled]}" "${v[cpu_none]}" "$samples")
 for k in $names; do
 	echo "# $k: ${m[$k]} instructions"
@@ -220,9 +215,9 @@ if [ -n "$write" ]; then
 			echo "$k ${m[$k]}"
 		done
 	} >"$write"
-	result 0 "baseline written to $write"
-	echo "1..$n"
-	exit $fail
+	tap_result 0 "baseline written to $write"
+	echo "1..$kp_ntest"
+	exit $((kp_nfail > 0))
 fi
 
 bkver=$(awk '$1 == "kernel" { print $2 }' "$baseline" 2>/dev/null)
@@ -230,16 +225,16 @@ for k in $names; do
 	b=$(awk -v k="$k" '$1 == k { print $2 }' "$baseline" 2>/dev/null)
 	if [ -z "$b" ]; then
 		echo "# $k: no baseline in $baseline"
-		result 1 "$k: within $limit% of the baseline"
+		tap_result 1 "$k: within $limit% of the baseline"
 	elif [ "$bkver" != "$kver" ]; then
-		echo "ok $((n += 1)) $k: within $limit% of the baseline # SKIP the baseline ($b) is for kernel $bkver"
+		echo "ok $((kp_ntest += 1)) $k: within $limit% of the baseline # SKIP the baseline ($b) is for kernel $bkver"
 	else
 		pct=$(awk -v a="${m[$k]}" -v b="$b" 'BEGIN { printf "%+.1f", (a - b) * 100 / b }')
 		echo "# $k: ${m[$k]} instructions, baseline $b ($pct%)"
-		result "$(awk -v a="${m[$k]}" -v b="$b" -v l="$limit" -v r="$resolution" \
+		tap_result "$(awk -v a="${m[$k]}" -v b="$b" -v l="$limit" -v r="$resolution" \
 			'BEGIN { print (a <= b + (b * l / 100 > r ? b * l / 100 : r)) ? 0 : 1 }')" \
 			"$k: within $limit% of the baseline"
 	fi
 done
-echo "1..$n"
-exit $fail
+echo "1..$kp_ntest"
+exit $((kp_nfail > 0))
