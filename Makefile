@@ -161,7 +161,8 @@ bench: bench-bin
 # clock (QEMU -icount shift=0,sleep=off, one vCPU) runs
 # bench/icount-check.sh, which fails when kprofmod's instructions per
 # request or per sample grow more than 2% over bench/baseline-icount.txt.
-# CI runs it in its instruction-count VM.  make bench-baseline writes a
+# Not in CI yet (see README: the loaded state's cost is bimodal across
+# boots).  make bench-baseline writes a
 # new baseline: commit it on purpose, with the numbers in the message.
 BENCH_ICOUNT := --qemu-opts=-accel --qemu-opts=tcg,thread=single \
 	--qemu-opts=-icount --qemu-opts=shift=0,sleep=off

@@ -21,8 +21,7 @@
 #             are time ($icount_tests) hold sampling rates to 1% and
 #             latency percentiles to their bucket's end there, since no
 #             load on the host can make that guest miss a timer or
-#             stretch a request; then, in the same boot, the
-#             performance gate (bench/icount-check.sh).  On the debug
+#             stretch a request.  On the debug
 #             kernels the module is a test build (KPROF_TEST_NMI=1: every
 #             cpu-clock sample is taken in NMI).  On every kernel the
 #             console must be free of kernel splats (see splat_check), and
@@ -442,7 +441,7 @@ prepare_torture()
 # vm_args, the arguments of its boot_suite
 prepare_suite()
 {
-	local name=$1 kver rc guest_env t0 after=''
+	local name=$1 kver rc guest_env t0
 	local -a boot_args
 	if is_debug "$name"; then
 		# a debug kernel: no DKMS (its build tree is no installed
@@ -472,16 +471,6 @@ prepare_suite()
 		kver=$("$ks" kver "$(kname "$name")")
 		boot_args=(-k "$kver")
 		guest_env="KPROF_EXACT_TIME=1 KPROF_TESTS='$(subset "$name")'"
-		# then, in the same boot, the performance gate (make
-		# bench-check): instructions per request and per sample
-		# against bench/baseline-icount.txt
-		make -s bench-bin >"$out/bench-bin.log" 2>&1
-		rc=$?
-		[ $rc -eq 0 ] || cat "$out/bench-bin.log"
-		tap "vm-$name" $rc "the benchmark programs build (exit status $rc)"
-		bench/icount-check.sh --expect >"$out/bench-$name.tap.expect"
-		after="; rc=\$?; $(vm_env "$name") KPROF_BIN=$proj/userspace/kprof \
-			bench/icount-check.sh >$out/bench-$name.tap 2>$out/bench-$name.err; exit \$rc"
 	else
 		kver=$("$ks" kver "$name")
 		boot_args=(-k "$kver")
@@ -506,7 +495,7 @@ prepare_suite()
 	save_modules "$name"
 	expect_guest "$name" "$guest_env"
 	vm_args=("$name" "$kver"
-		"$guest_env $(vm_env "$name") KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh$after"
+		"$guest_env $(vm_env "$name") KPROF_TAP=$out/guest-$name.tap selftests/vm/guest-run.sh"
 		"${boot_args[@]}")
 }
 
