@@ -310,7 +310,9 @@ static int copy_regions(const char *buf, const struct kprof_mmap_header *h,
 		memcpy(&snap->stacks[i],
 		       buf + h->stacks_off + (uint64_t)i * h->stack_size,
 		       sizeof(*snap->stacks));
-	memcpy(snap->strings, buf + h->strings_off, h->strings_len);
+	/* an empty area's offset is not checked: no pointer from it */
+	if (h->strings_len)
+		memcpy(snap->strings, buf + h->strings_off, h->strings_len);
 	snap->strings[h->strings_len] = '\0';
 	snap->nr_rows = h->nr_tcp_rows;
 	snap->nr_cpu_rows = h->nr_cpu_rows;
