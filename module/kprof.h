@@ -126,7 +126,8 @@ int kprof_export_init(void);
 void kprof_export_exit(void);
 u64 kprof_export_size(void);
 int kprof_export_mmap(struct file *file, struct vm_area_struct *vma);
-int kprof_export_snapshot(u64 *generation);
+int kprof_export_snapshot(u64 upto, u64 *generation, u64 *seq);
+void kprof_export_clear(void);
 u64 kprof_export_drops(void);
 u64 kprof_export_sample_drops(void);
 u64 kprof_export_snapshots(void);
@@ -140,10 +141,11 @@ void kprof_ctl_release(struct kprof_session *s);
 int kprof_ctl_start(struct kprof_session *s, u32 what);
 int kprof_ctl_stop(struct kprof_session *s, u32 what);
 void kprof_ctl_sessions(struct kprof_session *self, struct kprof_sessions *out);
-int kprof_ctl_reset(u32 what);
-int kprof_ctl_set_config(const struct kprof_config *cfg);
+int kprof_ctl_reset(struct kprof_session *s, u32 what);
+int kprof_ctl_set_config(struct kprof_session *s,
+			 const struct kprof_config *cfg);
 void kprof_ctl_get_config(struct kprof_config *cfg);
-int kprof_ctl_snapshot(u64 *generation);
+int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation);
 void kprof_ctl_stats(struct kprof_stats *st);
 int kprof_ctl_get_stack(struct kprof_stack_query *q);
 int kprof_ctl_cpu_cost(struct kprof_cpu_cost *c);
@@ -214,6 +216,7 @@ int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 			     struct kprof_config **out);
 void kprof_tcp_set_config(struct kprof_config *n);
 void kprof_tcp_get_config(struct kprof_config *cfg);
+u64 kprof_tcp_threshold(void);
 /* Is current inside the configured cgroup (if any)?  Any context. */
 bool kprof_cfg_task_wanted(void);
 

@@ -10,6 +10,10 @@
  * stops it or goes away.  A session goes away at the file's release: its
  * last close, at exit or on a kill, whatever the reader did before.  STOP
  * stops only what the calling session holds.
+ *
+ * Every session keeps the configuration it set; what runs is those of the
+ * sessions holding something, widened into one (kprof_config_widen()),
+ * so that each reader's filters let through at least what it asked for.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +41,9 @@ struct kprof_session {
 	u64 opened_ns;
 	u64 started_ns;		/* held went non-zero; 0 while nothing held */
 	u32 held;		/* KPROF_RUN_* this session started */
+	/* snapshots: the last one, and the one before (copied by now) */
+	u64 last_seq, done_seq;
+	struct kprof_config *cfg;	/* as this session set it, or NULL */
 	char comm[TASK_COMM_LEN];
 };
 
@@ -98,6 +105,94 @@ struct kprof_session *kprof_ctl_open(void)
 	return s;
 }
 
+/* Add the ports @q to the list @p of *@nr; none (0) means any port. */
+static void kprof_ports_widen(u16 *p, u16 *nr, const u16 *q, u16 nq)
+{
+	u16 i, j;
+
+	if (!*nr)
+		return;
+	if (!nq) {
+		*nr = 0;
+		return;
+	}
+	for (i = 0; i < nq; i++) {
+		for (j = 0; j < *nr && p[j] != q[i]; j++)
+			;
+		if (j < *nr)
+			continue;
+		if (*nr == KPROF_MAX_PORTS) {	/* too many: any port */
+			*nr = 0;
+			return;
+		}
+		p[(*nr)++] = q[i];
+	}
+}
+
+/*
+ * Widen @m so that it takes in whatever @c does: the union of roles,
+ * families and ports (0, "all", wins), one process or cgroup only when
+ * both name the same, the lower threshold and the higher sampling rate.
+ */
+static void kprof_config_widen(struct kprof_config *m,
+			       const struct kprof_config *c)
+{
+	m->roles = m->roles && c->roles ? m->roles | c->roles : 0;
+	m->families = m->families && c->families ?
+		      m->families | c->families : 0;
+	if (m->tgid != c->tgid)
+		m->tgid = 0;
+	if (m->cgroup_id != c->cgroup_id)
+		m->cgroup_id = 0;
+	m->threshold_ns = min(m->threshold_ns, c->threshold_ns);
+	kprof_ports_widen(m->rports, &m->nr_rports, c->rports, c->nr_rports);
+	kprof_ports_widen(m->lports, &m->nr_lports, c->lports, c->nr_lports);
+	m->sample_hz = max(m->sample_hz, c->sample_hz);
+}
+
+static void kprof_sessions_lost_cpu(void);
+
+/*
+ * Install what the holders' configurations widen into; when no session
+ * holding something has set one, @fallback's (the caller of SET_CONFIG),
+ * else the configuration in place stays.  A sampling rate that cannot be
+ * set is an error, with the old rate kept (see kprof_sample_set_hz()).
+ */
+static int kprof_config_apply(struct kprof_session *fallback)
+{
+	struct kprof_config *m = NULL;
+	struct kprof_session *s;
+	int ret = 0;
+
+	lockdep_assert_held(&kprof_ctl_lock);
+	list_for_each_entry(s, &kprof_session_list, node) {
+		if (!s->cfg || !s->held)
+			continue;
+		if (m)
+			kprof_config_widen(m, s->cfg);
+		else
+			m = kmemdup(s->cfg, sizeof(*m), GFP_KERNEL);
+		if (!m)
+			return -ENOMEM;
+	}
+	if (!m && fallback && fallback->cfg) {
+		m = kmemdup(fallback->cfg, sizeof(*m), GFP_KERNEL);
+		if (!m)
+			return -ENOMEM;
+	}
+	if (!m)
+		return 0;
+	if (m->sample_hz)
+		ret = kprof_sample_set_hz(m->sample_hz);
+	kprof_sessions_lost_cpu();
+	if (ret) {
+		kfree(m);
+		return ret;
+	}
+	kprof_tcp_set_config(m);
+	return 0;
+}
+
 /* Drop @what from what @s holds; stop what no session holds any more. */
 static void kprof_session_drop(struct kprof_session *s, u32 what)
 {
@@ -139,6 +234,8 @@ int kprof_ctl_start(struct kprof_session *s, u32 what)
 		s->held |= add;
 		kprof_holders_tcp += !!(add & KPROF_RUN_TCP);
 		kprof_holders_cpu += !!(add & KPROF_RUN_CPU);
+		/* its configuration joins what runs; a rate kept is no error */
+		kprof_config_apply(NULL);
 	}
 	mutex_unlock(&kprof_ctl_lock);
 	if (!ret)
@@ -153,6 +250,7 @@ int kprof_ctl_stop(struct kprof_session *s, u32 what)
 		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
 	kprof_session_drop(s, what);
+	kprof_config_apply(NULL);
 	mutex_unlock(&kprof_ctl_lock);
 	return 0;
 }
@@ -180,8 +278,11 @@ void kprof_ctl_release(struct kprof_session *s)
 	kprof_session_drop(s, KPROF_RUN_ALL);
 	list_del(&s->node);
 	kprof_sessions--;
+	/* what runs narrows to the others' (kept as it is without memory) */
+	kprof_config_apply(NULL);
 	mutex_unlock(&kprof_ctl_lock);
 	put_pid(s->opener);
+	kfree(s->cfg);
 	kfree(s);
 }
 
@@ -216,33 +317,38 @@ void kprof_ctl_sessions(struct kprof_session *self, struct kprof_sessions *out)
 	mutex_unlock(&kprof_ctl_lock);
 }
 
-int kprof_ctl_reset(u32 what)
+/*
+ * Stack IDs are shared by every reader: forget them only with nothing
+ * running and no other session open, so that no reader's view changes.
+ */
+int kprof_ctl_reset(struct kprof_session *s, u32 what)
 {
 	int ret = 0;
 
-	if (!what || what & ~(KPROF_RESET_INTERVAL | KPROF_RESET_STACKS))
+	if (what != KPROF_RESET_STACKS)
 		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
-	if ((what & KPROF_RESET_STACKS) && kprof_running_mask()) {
+	if (kprof_running_mask() || kprof_sessions > 1) {
 		ret = -EBUSY;
 		goto out;
 	}
 	kprof_agg_clear();
-	if (what & KPROF_RESET_STACKS)
-		kprof_stacks_reset();
+	kprof_export_clear();
+	kprof_stacks_reset();
 out:
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }
 
 /*
- * All or nothing: check and copy the TCP part first, then change the rate
- * (the one step left that can fail; it restores the old rate when it
- * does), and only then install the TCP part, which cannot fail.
+ * All or nothing: the session's configuration is replaced, and what runs
+ * is set again from every holder's; when that fails (no memory, or a rate
+ * sampling cannot run at), the session's old one is put back.
  */
-int kprof_ctl_set_config(const struct kprof_config *cfg)
+int kprof_ctl_set_config(struct kprof_session *s,
+			 const struct kprof_config *cfg)
 {
-	struct kprof_config *n;
+	struct kprof_config *n, *old;
 	int ret;
 
 	if (cfg->sample_hz > KPROF_SAMPLE_HZ_MAX || cfg->reserved3)
@@ -251,13 +357,15 @@ int kprof_ctl_set_config(const struct kprof_config *cfg)
 	if (ret)
 		return ret;
 	mutex_lock(&kprof_ctl_lock);
-	if (cfg->sample_hz)
-		ret = kprof_sample_set_hz(cfg->sample_hz);
-	kprof_sessions_lost_cpu();
-	if (ret)
+	old = s->cfg;
+	s->cfg = n;
+	ret = kprof_config_apply(s);
+	if (ret) {
+		s->cfg = old;
 		kfree(n);
-	else
-		kprof_tcp_set_config(n);
+	} else {
+		kfree(old);
+	}
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }
@@ -270,12 +378,26 @@ void kprof_ctl_get_config(struct kprof_config *cfg)
 	mutex_unlock(&kprof_ctl_lock);
 }
 
-int kprof_ctl_snapshot(u64 *generation)
+/*
+ * A reader copies the region after its snapshot returns, so the snapshot
+ * before its last one is the newest it surely has copied after: a row
+ * nothing was added to since the oldest such snapshot of every reader is
+ * in every reader's copy with its final counts, and can go.  A session
+ * that has taken one snapshot or none holds back nothing, or everything.
+ */
+int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation)
 {
+	struct kprof_session *o;
+	u64 upto;
 	int ret;
 
 	mutex_lock(&kprof_ctl_lock);
-	ret = kprof_export_snapshot(generation);
+	s->done_seq = s->last_seq;
+	upto = s->done_seq;
+	list_for_each_entry(o, &kprof_session_list, node)
+		if (o->last_seq)
+			upto = min(upto, o->done_seq);
+	ret = kprof_export_snapshot(upto, generation, &s->last_seq);
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }

@@ -69,12 +69,12 @@ static long kprof_ioc_reset(struct kprof_session *s, void *arg)
 {
 	struct kprof_ctl *c = arg;
 
-	return c->reserved ? -EINVAL : kprof_ctl_reset(c->what);
+	return c->reserved ? -EINVAL : kprof_ctl_reset(s, c->what);
 }
 
 static long kprof_ioc_set_config(struct kprof_session *s, void *arg)
 {
-	return kprof_ctl_set_config(arg);
+	return kprof_ctl_set_config(s, arg);
 }
 
 /* An output-only struct: everything after its size field must be zero. */
@@ -98,7 +98,7 @@ static long kprof_ioc_snapshot(struct kprof_session *s, void *arg)
 
 	if (snap->reserved0 || snap->generation)
 		return -EINVAL;
-	return kprof_ctl_snapshot(&snap->generation);
+	return kprof_ctl_snapshot(s, &snap->generation);
 }
 
 static long kprof_ioc_get_stats(struct kprof_session *s, void *arg)

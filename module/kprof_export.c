@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The export region: one vmalloc'ed, read-only mmap()able area holding
- * the last closed interval, laid out as documented in uapi/linux/kprof.h.
+ * cumulative rows, laid out as documented in uapi/linux/kprof.h.
  *
- * A snapshot closes the open interval (kprof_agg), merges the CPUs' rows
- * into the region, adds every stack the rows name (kernel frames resolved
- * to strings here, once per stack, never in a handler) and publishes with
- * a seqcount-style generation.  Snapshots are serialised by the caller.
+ * A snapshot closes the open interval (kprof_agg) and adds the CPUs' rows
+ * to the region's rows, which only ever grow from the key's birth on;
+ * then it lists every stack the rows name (kernel frames resolved to
+ * strings here, once per stack, never in a handler) and publishes with a
+ * seqcount-style generation.  Every reader differences its own
+ * consecutive copies, so no reader's snapshot takes anything from
+ * another's.  A row that has not changed since every reader last read it
+ * may be evicted to make room; a reader sees the key vanish, and a later
+ * row of the same key has a new birth.  Snapshots are serialised by the
+ * caller.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,7 +42,10 @@ static u32 *kprof_cmerge_idx;
 static u32 kprof_cmerge_cap;
 static unsigned long *kprof_stack_seen;
 
-static u64 kprof_last_ns;
+/* The snapshot that last added to each row (not exported). */
+static u64 *kprof_tcp_touched;
+static u64 *kprof_cpu_touched;
+
 static u64 kprof_nr_snapshots;
 static u64 kprof_drops_export_total;
 static u64 kprof_drops_samples_export;
@@ -49,6 +58,7 @@ struct kprof_merge {
 	struct kprof_cpu_row *crows;
 	u32 nr_crows;
 	u64 cdrops;
+	u64 seq;	/* this snapshot's number: births and touches */
 };
 
 static struct kprof_mmap_header *kprof_hdr(void)
@@ -101,8 +111,12 @@ int kprof_export_init(void)
 					      sizeof(*kprof_merge_keys)));
 	kprof_stack_seen = vzalloc(BITS_TO_LONGS(kprof_stacks_max) *
 				   sizeof(long));
+	kprof_tcp_touched = vmalloc(array_size(kprof_tcp_rows_max, sizeof(u64)));
+	kprof_cpu_touched = vmalloc(array_size(kprof_sample_rows_max,
+					       sizeof(u64)));
 	if (!kprof_region || !kprof_merge_idx || !kprof_merge_keys ||
-	    !kprof_cmerge_idx || !kprof_stack_seen) {
+	    !kprof_cmerge_idx || !kprof_stack_seen || !kprof_tcp_touched ||
+	    !kprof_cpu_touched) {
 		kprof_export_exit();
 		return -ENOMEM;
 	}
@@ -124,9 +138,8 @@ int kprof_export_init(void)
 	hdr->strings_cap = size - off_strings;
 	hdr->hist_buckets = KPROF_HIST_BUCKETS;
 	hdr->hist_sub_bits = KPROF_HIST_SUB_BITS;
-	kprof_last_ns = ktime_get_ns();
-	hdr->interval_start_ns = kprof_last_ns;
-	hdr->interval_end_ns = kprof_last_ns;
+	hdr->interval_start_ns = ktime_get_ns();
+	hdr->interval_end_ns = hdr->interval_start_ns;
 	return 0;
 }
 
@@ -137,6 +150,10 @@ void kprof_export_exit(void)
 	vfree(kprof_merge_keys);
 	vfree(kprof_cmerge_idx);
 	vfree(kprof_stack_seen);
+	vfree(kprof_tcp_touched);
+	vfree(kprof_cpu_touched);
+	kprof_tcp_touched = NULL;
+	kprof_cpu_touched = NULL;
 	kprof_cmerge_idx = NULL;
 	kprof_region = NULL;
 	kprof_merge_idx = NULL;
@@ -204,8 +221,10 @@ static void kprof_merge_row(const struct kprof_tcp_slot *s, void *arg)
 	memcpy(r->raddr, s->key.raddr, sizeof(r->raddr));
 	r->role = s->key.role;
 	r->min_ns = U64_MAX;
+	r->birth = m->seq;
 add:
 	r = &m->rows[idx - 1];
+	kprof_tcp_touched[idx - 1] = m->seq;
 	r->count += s->count;
 	r->sum_ns += s->sum_ns;
 	r->min_ns = min(r->min_ns, s->min_ns);
@@ -213,7 +232,7 @@ add:
 	/* only the buckets between the slot's min and max can be non-zero */
 	hi = kprof_hist_index(s->max_ns);
 	for (i = kprof_hist_index(s->min_ns); i <= hi; i++)
-		r->hist[i] += s->hist[i];
+		r->hist[i] += s->hist[i];	/* wraps: readers difference */
 }
 
 static void kprof_merge_cpu_row(const struct kprof_cpu_slot *s, void *arg)
@@ -243,7 +262,9 @@ static void kprof_merge_cpu_row(const struct kprof_cpu_slot *s, void *arg)
 	r->stack_id = s->stack_id;
 	r->tgid = s->tgid;
 	memcpy(r->comm, s->comm, sizeof(r->comm));
+	r->birth = m->seq;
 add:
+	kprof_cpu_touched[idx - 1] = m->seq;
 	r->samples += s->samples;
 }
 
@@ -317,14 +338,88 @@ static void kprof_export_ksyms(void)
 	kprof_agg_visit_closed(kprof_ksyms_row, kprof_ksyms_cpu_row, NULL);
 }
 
-int kprof_export_snapshot(u64 *generation)
+/* Index every row again, after rows moved or went. */
+static void kprof_merge_rebuild(u32 nr, const struct kprof_cpu_row *crows,
+				u32 nr_crows)
+{
+	u32 i, h;
+
+	memset(kprof_merge_idx, 0, kprof_merge_cap * sizeof(u32));
+	for (i = 0; i < nr; i++) {
+		h = jhash(&kprof_merge_keys[i], sizeof(kprof_merge_keys[i]), 0);
+		for (h &= kprof_merge_cap - 1; kprof_merge_idx[h];
+		     h = (h + 1) & (kprof_merge_cap - 1))
+			;
+		kprof_merge_idx[h] = i + 1;
+	}
+	memset(kprof_cmerge_idx, 0, kprof_cmerge_cap * sizeof(u32));
+	for (i = 0; i < nr_crows; i++) {
+		h = jhash_2words(crows[i].stack_id, crows[i].tgid, 0);
+		for (h &= kprof_cmerge_cap - 1; kprof_cmerge_idx[h];
+		     h = (h + 1) & (kprof_cmerge_cap - 1))
+			;
+		kprof_cmerge_idx[h] = i + 1;
+	}
+}
+
+/*
+ * Drop the rows no reader can still need: nothing was added to them
+ * after snapshot @upto, which every reader has copied since (see
+ * kprof_ctl_snapshot()).  Only in a table more than half full, so that
+ * the rows of a small table live on.
+ */
+static void kprof_export_evict(struct kprof_merge *m, u64 upto)
+{
+	bool moved = false;
+	u32 i, n;
+
+	if (m->nr > kprof_tcp_rows_max / 2) {
+		for (i = n = 0; i < m->nr; i++) {
+			if (kprof_tcp_touched[i] <= upto)
+				continue;
+			if (i != n) {
+				m->rows[n] = m->rows[i];
+				kprof_merge_keys[n] = kprof_merge_keys[i];
+				kprof_tcp_touched[n] = kprof_tcp_touched[i];
+			}
+			n++;
+		}
+		moved = n != m->nr;
+		m->nr = n;
+	}
+	if (m->nr_crows > kprof_sample_rows_max / 2) {
+		for (i = n = 0; i < m->nr_crows; i++) {
+			if (kprof_cpu_touched[i] <= upto)
+				continue;
+			if (i != n) {
+				m->crows[n] = m->crows[i];
+				kprof_cpu_touched[n] = kprof_cpu_touched[i];
+			}
+			n++;
+		}
+		moved |= n != m->nr_crows;
+		m->nr_crows = n;
+	}
+	if (moved)
+		kprof_merge_rebuild(m->nr, m->crows, m->nr_crows);
+}
+
+/*
+ * Publish: add the interval closed now to the rows, after evicting what
+ * no reader needs any more (@upto, as above).  *@seq is this snapshot's
+ * number, the birth of the rows it creates.
+ */
+int kprof_export_snapshot(u64 upto, u64 *generation, u64 *seq)
 {
 	struct kprof_mmap_header *hdr = kprof_hdr();
 	u64 counters[KPROF_CNT_NR] = { 0 }, sc[KPROF_SCNT_NR] = { 0 };
 	struct kprof_merge m = {
 		.hdr = hdr,
 		.rows = kprof_region + hdr->tcp_rows_off,
+		.nr = hdr->nr_tcp_rows,
 		.crows = kprof_region + hdr->cpu_rows_off,
+		.nr_crows = hdr->nr_cpu_rows,
+		.seq = kprof_nr_snapshots + 1,
 	};
 	u64 now;
 
@@ -337,36 +432,56 @@ int kprof_export_snapshot(u64 *generation)
 	/* order the odd generation before the contents */
 	smp_wmb();
 
-	memset(kprof_merge_idx, 0, kprof_merge_cap * sizeof(u32));
-	memset(kprof_cmerge_idx, 0, kprof_cmerge_cap * sizeof(u32));
+	kprof_export_evict(&m, upto);
 	kprof_agg_drain_closed(kprof_merge_row, kprof_merge_cpu_row, &m,
 			       counters, sc);
 	hdr->nr_tcp_rows = m.nr;
 	hdr->nr_cpu_rows = m.nr_crows;
 	kprof_export_stacks(&m);
 
-	hdr->interval_start_ns = kprof_last_ns;
 	hdr->interval_end_ns = now;
-	hdr->requests = counters[KPROF_CNT_REQUESTS];
-	hdr->abandoned = counters[KPROF_CNT_ABANDONED];
-	hdr->drops_inflight = counters[KPROF_CNT_DROPS_INFLIGHT];
-	hdr->drops_rows = counters[KPROF_CNT_DROPS_ROWS];
-	hdr->drops_stacks = counters[KPROF_CNT_DROPS_STACKS] +
-			    sc[KPROF_SCNT_DROPS_STACKS];
-	hdr->drops_export = m.drops;
-	hdr->samples = sc[KPROF_SCNT_SAMPLES];
-	hdr->samples_idle = sc[KPROF_SCNT_IDLE];
-	hdr->drops_samples = sc[KPROF_SCNT_DROPS] + m.cdrops;
+	hdr->requests += counters[KPROF_CNT_REQUESTS];
+	hdr->abandoned += counters[KPROF_CNT_ABANDONED];
+	hdr->drops_inflight += counters[KPROF_CNT_DROPS_INFLIGHT];
+	hdr->drops_rows += counters[KPROF_CNT_DROPS_ROWS];
+	hdr->drops_stacks += counters[KPROF_CNT_DROPS_STACKS] +
+			     sc[KPROF_SCNT_DROPS_STACKS];
+	hdr->drops_export += m.drops;
+	hdr->samples += sc[KPROF_SCNT_SAMPLES];
+	hdr->samples_idle += sc[KPROF_SCNT_IDLE];
+	hdr->drops_samples += sc[KPROF_SCNT_DROPS] + m.cdrops;
 	hdr->sample_hz = kprof_sample_running() ? kprof_sample_hz() : 0;
 	hdr->stack_resets = kprof_stacks_resets();
+	hdr->threshold_ns = kprof_tcp_threshold();
 	kprof_drops_export_total += m.drops;
 	kprof_drops_samples_export += m.cdrops;
-	kprof_last_ns = now;
-	kprof_nr_snapshots++;
+	kprof_nr_snapshots = m.seq;
 
 	/* order the contents before the even generation */
 	smp_wmb();
 	WRITE_ONCE(hdr->generation, hdr->generation + 1);
 	*generation = hdr->generation;
+	*seq = m.seq;
 	return 0;
+}
+
+/*
+ * Forget every row (stack IDs are about to be reused); the counters in
+ * the header go on.  Readers see every key vanish.
+ */
+void kprof_export_clear(void)
+{
+	struct kprof_mmap_header *hdr = kprof_hdr();
+
+	WRITE_ONCE(hdr->generation, hdr->generation + 1);
+	/* the odd generation before the contents, as in a snapshot */
+	smp_wmb();
+	hdr->nr_tcp_rows = 0;
+	hdr->nr_cpu_rows = 0;
+	hdr->nr_stacks = 0;
+	hdr->strings_len = 0;
+	kprof_merge_rebuild(0, NULL, 0);
+	/* the contents before the even generation */
+	smp_wmb();
+	WRITE_ONCE(hdr->generation, hdr->generation + 1);
 }

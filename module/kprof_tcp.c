@@ -788,6 +788,12 @@ bool kprof_cfg_task_wanted(void)
 	return !c || !c->cgroup_id || kprof_current_in_cgroup(c->cgroup_id);
 }
 
+/* Caller serialises with kprof_tcp_set_config(). */
+u64 kprof_tcp_threshold(void)
+{
+	return rcu_dereference_protected(kprof_cfg, true)->threshold_ns;
+}
+
 void kprof_tcp_get_config(struct kprof_config *cfg)
 {
 	*cfg = *rcu_dereference_protected(kprof_cfg, true);

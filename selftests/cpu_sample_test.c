@@ -133,7 +133,7 @@ FIXTURE_SETUP(cpu)
 	 * stack under stack ID 0.
 	 */
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_INTERVAL | KPROF_RESET_STACKS));
+			    KPROF_RESET_STACKS));
 	ASSERT_EQ(0, set_hz(self->fd, 99));
 }
 

@@ -105,7 +105,7 @@ FIXTURE_SETUP(guard)
 	 * stack 0, as the guard's shedding does.
 	 */
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_INTERVAL | KPROF_RESET_STACKS));
+			    KPROF_RESET_STACKS));
 	read_budget(self->saved, sizeof(self->saved));
 	ASSERT_EQ(0, write_budget(CALM_BUDGET));
 	/*
@@ -221,7 +221,7 @@ TEST_F_TIMEOUT(guard, trips_in_order_and_recovers, 120)
 	 */
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_INTERVAL | KPROF_RESET_STACKS));
+			    KPROF_RESET_STACKS));
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, kp_stats(self->fd, &st));

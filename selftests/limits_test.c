@@ -454,4 +454,135 @@ TEST(ipv4_mapped_clients_masked_as_ipv4)
 	ASSERT_EQ(0, kprof_test_reload(""));
 }
 
+/*
+ * Two readers with their own windows over a table of 16 rows: rows that
+ * went idle are evicted only once both readers have read them after
+ * their last change, so each reader counts every request once, and the
+ * room they leave takes new endpoints that would not fit otherwise.
+ */
+struct evict_reader {
+	int fd;
+	const void *map;
+	size_t size;
+	uint16_t port[32];		/* our servers */
+	uint64_t birth[32], count[32];	/* as last read */
+	uint64_t counted, drops_export, nr_rows;
+};
+
+static int evict_read(struct evict_reader *r, unsigned int nr_ports)
+{
+	const struct kprof_mmap_header *h = r->map;
+	const struct kprof_tcp_row *row;
+	uint64_t g1, drops;
+	unsigned int i, p;
+
+	if (kp_snapshot(r->fd))
+		return -1;
+	do {
+		g1 = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+		drops = h->drops_export;
+		r->nr_rows = h->nr_tcp_rows;
+		for (i = 0; !(g1 & 1) && i < h->nr_tcp_rows; i++) {
+			row = (const void *)((const char *)r->map +
+					     h->tcp_rows_off +
+					     (size_t)i * h->tcp_row_size);
+			for (p = 0; p < nr_ports; p++) {
+				if (row->rport != r->port[p] ||
+				    row->role != KPROF_ROLE_CLIENT)
+					continue;
+				if (row->birth != r->birth[p])
+					r->count[p] = 0;
+				r->counted += row->count - r->count[p];
+				r->count[p] = row->count;
+				r->birth[p] = row->birth;
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((g1 & 1) || g1 != __atomic_load_n(&h->generation,
+						      __ATOMIC_RELAXED));
+	r->drops_export = drops;
+	return 0;
+}
+
+/* One request to each of @n new servers, ports into both readers. */
+static int evict_requests(struct evict_reader *a, struct evict_reader *b,
+			  unsigned int from, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = from; i < from + n; i++) {
+		struct server srv = { .respond = 1 };
+		int c;
+
+		if (server_start(&srv, AF_INET, 0))
+			return -1;
+		c = client_connect(AF_INET, srv.port);
+		if (c < 0 || !client_request(c)) {
+			server_stop(&srv);
+			return -1;
+		}
+		close(c);
+		server_stop(&srv);
+		a->port[i] = b->port[i] = srv.port;
+	}
+	return 0;
+}
+
+TEST(eviction_keeps_every_readers_counts)
+{
+	struct kprof_config cfg = {
+		.roles = 1U << KPROF_ROLE_CLIENT,
+		.threshold_ns = 100ull * 1000 * MS,
+	};
+	struct evict_reader r[2];
+	uint64_t drops0;
+	int i;
+
+	memset(r, 0, sizeof(r));
+	ASSERT_EQ(0, kprof_test_reload("tcp_rows=16"));
+	for (i = 0; i < 2; i++) {
+		struct kprof_info info = { .size = sizeof(info) };
+
+		r[i].fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, r[i].fd);
+		ASSERT_EQ(0, ioctl(r[i].fd, KPROF_IOC_GET_INFO, &info));
+		r[i].size = info.mmap_size;
+		r[i].map = mmap(NULL, r[i].size, PROT_READ, MAP_SHARED,
+				r[i].fd, 0);
+		ASSERT_NE(MAP_FAILED, r[i].map);
+	}
+	ASSERT_EQ(0, kp_config(r[0].fd, &cfg));
+	ASSERT_EQ(0, kp_ctl(r[0].fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, evict_read(&r[0], 0));
+	ASSERT_EQ(0, evict_read(&r[1], 0));
+	drops0 = r[1].drops_export;
+
+	/* 12 endpoints: more than half the table */
+	ASSERT_EQ(0, evict_requests(&r[0], &r[1], 0, 12));
+	ASSERT_EQ(0, evict_read(&r[0], 12));
+	ASSERT_EQ(0, evict_read(&r[1], 12));
+	/* reader 1 has not read again since: nothing may go yet */
+	ASSERT_EQ(0, evict_read(&r[0], 12));
+	EXPECT_LE(12, r[0].nr_rows);
+	/* now both have: the idle rows go */
+	ASSERT_EQ(0, evict_read(&r[1], 12));
+	EXPECT_GT(12, r[1].nr_rows);
+	EXPECT_EQ(12, r[0].counted);
+	EXPECT_EQ(12, r[1].counted);
+
+	/* 12 more: they fit only in the room the idle rows left */
+	ASSERT_EQ(0, evict_requests(&r[0], &r[1], 12, 12));
+	ASSERT_EQ(0, evict_read(&r[0], 24));
+	ASSERT_EQ(0, evict_read(&r[1], 24));
+	EXPECT_EQ(24, r[0].counted);
+	EXPECT_EQ(24, r[1].counted);
+	EXPECT_EQ(drops0, r[1].drops_export);
+
+	for (i = 0; i < 2; i++) {
+		munmap((void *)r[i].map, r[i].size);
+		close(r[i].fd);
+	}
+	ASSERT_EQ(0, kprof_test_reload(""));
+}
+
 TEST_HARNESS_MAIN

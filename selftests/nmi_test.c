@@ -99,7 +99,7 @@ FIXTURE_SETUP(nmi)
 	ASSERT_EQ(0, export_map(self->fd, &self->ex));
 	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_INTERVAL | KPROF_RESET_STACKS));
+			    KPROF_RESET_STACKS));
 	ASSERT_EQ(0, param_write("test_nmi", "1"));
 }
 

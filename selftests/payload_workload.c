@@ -191,7 +191,7 @@ static int dump(const char *path, uint64_t deadline)
 	while (now_ns() < deadline) {
 		sleep_ns(200000000ull);
 		if (kp_snapshot(fd) ||
-		    fwrite(e.map, 1, e.size, out) != e.size)
+		    fwrite(e.real, 1, e.size, out) != e.size)
 			goto unmap;
 	}
 	ret = 0;

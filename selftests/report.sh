@@ -89,7 +89,7 @@ elif what == "health":
         assert isinstance(h["drops"][k], int), k
     assert "tcp_sendmsg" in h["attach"] and "cpu-sampling" in h["features"]
     assert h["measured"] == ["tcp", "cpu"] and h["started"] == ["tcp", "cpu"]
-    assert h["intervals"] >= 3 and h["intervals_lost"] == 0
+    assert h["intervals"] >= 3 and "intervals_lost" not in h
     assert h["threshold_ns"] == 1000000 and h["sample_hz"] == 99
 PY
 }

@@ -186,8 +186,8 @@ FIXTURE_SETUP(session)
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, get_info(self->fd, &info));
-	if (info.api_major != KPROF_API_MAJOR || info.api_minor < 9)
-		SKIP(return, "module API %u.%u: no sessions before 1.9",
+	if (info.api_major != KPROF_API_MAJOR)
+		SKIP(return, "module API %u.%u: not this test's",
 		     info.api_major, info.api_minor);
 	ASSERT_EQ(0, info.running);
 	ASSERT_EQ(0, info.holders_tcp);
@@ -413,7 +413,7 @@ TEST_F(session, passed_descriptor_without_capability_does_nothing)
 		ctl.what = KPROF_RUN_ALL;
 		bad |= !ioctl(got, KPROF_IOC_STOP, &ctl) || errno != EPERM;
 		bad |= !ioctl(got, KPROF_IOC_START, &ctl) || errno != EPERM;
-		ctl.what = KPROF_RESET_INTERVAL;
+		ctl.what = KPROF_RESET_STACKS;
 		bad |= !ioctl(got, KPROF_IOC_RESET, &ctl) || errno != EPERM;
 		bad |= !ioctl(got, KPROF_IOC_SET_CONFIG, &cfg) || errno != EPERM;
 		bad |= mmap(NULL, 4096, PROT_READ, MAP_SHARED, got, 0) !=
@@ -443,7 +443,9 @@ TEST_F(session, passed_descriptor_without_capability_does_nothing)
  * A rate change that can restart sampling at neither rate leaves it
  * stopped: then no session holds it any more (what runs is what the
  * sessions hold), and a START starts it again.  The failure is real:
- * kprof_peer makes every CPU's sampling event fail.
+ * kprof_peer makes every CPU's sampling event fail.  Since API 2.0 the
+ * rate is the highest any session holding something asked for: the
+ * session asking for 250 Hz holds tracing.
  */
 TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
 {
@@ -459,11 +461,12 @@ TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
 	pid = holder_start(KPROF_RUN_ALL, &ready, &go);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, holder_ready(ready));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-2"));
 	ret = kp_config(self->fd, &cfg);
 	EXPECT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1"));
 	EXPECT_NE(0, ret);
-	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 1, 0, 2, 1);
+	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 2, 0, 2, 1);
 	ss = get_sessions(self->fd);
 	ASSERT_NE(NULL, ss);
 	si = session_of(ss, pid);
@@ -472,13 +475,89 @@ TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
 	free(ss);
 	/* a START starts it again, held by the session that asked */
 	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
-	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 1, 1, 2, 2);
+	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 2, 1, 2, 2);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	expect_held(_metadata, self->fd, KPROF_RUN_CPU, 0, 1, 1, 3);
+	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 1, 1, 1, 3);
 	close(ready);
 	close(go);
 	EXPECT_EQ(0, system("rmmod kprof_peer"));
+}
+
+/* The configuration that runs, as GET_CONFIG returns it. */
+static int running_config(int fd, struct kprof_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	return ioctl(fd, KPROF_IOC_GET_CONFIG, c) ? -errno : 0;
+}
+
+/*
+ * API 2.0: each session's configuration is its own; what runs is the
+ * holders' widened into one (ports and roles joined, the lowest
+ * threshold, the highest rate), a session holding nothing changes
+ * nothing, and a session's configuration leaves with it.
+ */
+TEST_F(session, configurations_widen_and_leave_with_their_session)
+{
+	struct kprof_config mine = { .threshold_ns = 5 * MS, .sample_hz = 49,
+				     .roles = 1U << KPROF_ROLE_CLIENT,
+				     .nr_rports = 1, .rports = { 443 } };
+	struct kprof_config other = mine, got;
+	int fd2 = open_dev(), st;
+	int ready, go;
+	pid_t pid;
+
+	ASSERT_LE(0, fd2);
+	/* the holder's: threshold 100 s, 99 Hz, every port and role */
+	pid = holder_start(KPROF_RUN_TCP, &ready, &go);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, holder_ready(ready));
+
+	/* held by nobody else: mine changes nothing yet */
+	ASSERT_EQ(0, kp_config(self->fd, &mine));
+	ASSERT_EQ(0, running_config(self->fd, &got));
+	EXPECT_EQ(100000 * MS, got.threshold_ns);
+	EXPECT_EQ(99, got.sample_hz);
+
+	/* holding: the lower threshold runs; ports and roles stay all */
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, running_config(self->fd, &got));
+	EXPECT_EQ(5 * MS, got.threshold_ns);
+	EXPECT_EQ(99, got.sample_hz);
+	EXPECT_EQ(0, got.nr_rports);
+	EXPECT_EQ(0, got.roles);
+
+	/* the holder gone: mine alone runs */
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	close(ready);
+	close(go);
+	ASSERT_EQ(0, running_config(self->fd, &got));
+	EXPECT_EQ(5 * MS, got.threshold_ns);
+	EXPECT_EQ(1, got.nr_rports);
+	EXPECT_EQ(443, got.rports[0]);
+	EXPECT_EQ(1U << KPROF_ROLE_CLIENT, got.roles);
+
+	/* a second holder: ports joined, the higher rate, roles joined */
+	other.rports[0] = 8443;
+	other.threshold_ns = 50 * MS;
+	other.roles = 1U << KPROF_ROLE_SERVER;
+	ASSERT_EQ(0, kp_config(fd2, &other));
+	ASSERT_EQ(0, kp_ctl(fd2, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, running_config(self->fd, &got));
+	EXPECT_EQ(5 * MS, got.threshold_ns);
+	EXPECT_EQ(2, got.nr_rports);
+	EXPECT_EQ((1U << KPROF_ROLE_CLIENT) | (1U << KPROF_ROLE_SERVER),
+		  got.roles);
+
+	/* mine leaves with my session: the other's runs */
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, running_config(fd2, &got));
+	EXPECT_EQ(50 * MS, got.threshold_ns);
+	EXPECT_EQ(1, got.nr_rports);
+	EXPECT_EQ(8443, got.rports[0]);
+	close(fd2);
 }
 
 /*

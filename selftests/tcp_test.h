@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -239,11 +240,228 @@ static inline int kp_unload_refused(void)
 	return errno == EWOULDBLOCK ? 0 : errno;
 }
 
+/*
+ * A reader of the export, as the tests see it.  Since API 2.0 the module
+ * publishes cumulative counts and each reader differences its own
+ * copies; @map is that reader's last window, laid out like the module's
+ * mapping (same offsets): rows, CPU rows and counters differenced, the
+ * stacks its rows name.  kp_snapshot() on any descriptor refreshes every
+ * mapped export, as a snapshot published an interval for everyone before
+ * 2.0; the first window starts at export_map().  @real is the module's
+ * own read-only mapping.
+ */
+struct export {
+	void *map;			/* the window */
+	size_t size;
+	struct kprof_mmap_header *hdr;	/* in @map */
+	struct kprof_tcp_row *rows;	/* in @map */
+	const void *real;		/* the module's mapping */
+	void *last;			/* copy of @real at the last read */
+	void *cur;
+};
+
+#define KP_EXPORTS_MAX	8
+static struct export *kp_exports[KP_EXPORTS_MAX];
+
+/* A consistent copy of the mapping into @dst; -1 if it kept changing. */
+static inline int export_copy(const struct export *e, void *dst)
+{
+	const struct kprof_mmap_header *h = e->real;
+	uint64_t g1, g2;
+	int try;
+
+	for (try = 0; try < 1000; try++) {
+		g1 = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+		if (g1 & 1) {
+			sleep_ns(100000);
+			continue;
+		}
+		memcpy(dst, e->real, e->size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		g2 = __atomic_load_n(&h->generation, __ATOMIC_RELAXED);
+		if (g1 == g2)
+			return 0;
+	}
+	return -1;
+}
+
+#define KP_TCP_KEY_LEN	offsetof(struct kprof_tcp_row, reserved0)
+/* lower(i) of the uapi header */
+#define KP_HIST_LOWER(i)	((i) < 8 ? (uint64_t)(i) :		\
+				 (uint64_t)(8 + (i) % 8) << ((i) / 8 - 1))
+
+/* @e->map = @e->cur - @e->last, key by key; see struct export. */
+static inline void export_window(struct export *e)
+{
+	const struct kprof_mmap_header *c = e->cur, *l = e->last;
+	struct kprof_mmap_header *w = e->map;
+	const char *cb = e->cur, *lb = e->last;
+	char *wb = e->map;
+	uint32_t i, j, n = 0, b;
+
+	memcpy(w, c, c->header_size);
+	w->interval_start_ns = l->interval_end_ns;
+#define KP_SUB(f) (w->f = c->f - l->f)
+	KP_SUB(requests);
+	KP_SUB(abandoned);
+	KP_SUB(drops_inflight);
+	KP_SUB(drops_rows);
+	KP_SUB(drops_stacks);
+	KP_SUB(drops_export);
+	KP_SUB(samples);
+	KP_SUB(samples_idle);
+	KP_SUB(drops_samples);
+#undef KP_SUB
+	for (i = 0; i < c->nr_tcp_rows; i++) {
+		const struct kprof_tcp_row *cr = (const void *)(cb +
+			c->tcp_rows_off + (size_t)i * c->tcp_row_size);
+		struct kprof_tcp_row *wr = (void *)(wb + c->tcp_rows_off +
+					(size_t)n * c->tcp_row_size);
+		const struct kprof_tcp_row *lr = NULL;
+
+		for (j = 0; j < l->nr_tcp_rows && !lr; j++) {
+			lr = (const void *)(lb + l->tcp_rows_off +
+					    (size_t)j * l->tcp_row_size);
+			if (memcmp(lr, cr, KP_TCP_KEY_LEN) ||
+			    lr->birth != cr->birth)
+				lr = NULL;
+		}
+		memcpy(wr, cr, c->tcp_row_size);
+		if (lr && wr->count != lr->count) {
+			unsigned int lo = KPROF_HIST_BUCKETS, hi = 0;
+
+			wr->count -= lr->count;
+			wr->sum_ns -= lr->sum_ns;
+			for (b = 0; b < KPROF_HIST_BUCKETS; b++) {
+				wr->hist[b] -= lr->hist[b];
+				if (wr->hist[b] && lo == KPROF_HIST_BUCKETS)
+					lo = b;
+				if (wr->hist[b])
+					hi = b;
+			}
+			/*
+			 * The window's min and max: its lowest and highest
+			 * buckets' bounds, within the row's since its birth
+			 * (the reader's rule, lower(i) of the uapi header).
+			 */
+			if (lo < KPROF_HIST_BUCKETS &&
+			    KP_HIST_LOWER(lo) > wr->min_ns)
+				wr->min_ns = KP_HIST_LOWER(lo);
+			if (hi < KPROF_HIST_BUCKETS - 1 &&
+			    KP_HIST_LOWER(hi + 1) - 1 < wr->max_ns)
+				wr->max_ns = KP_HIST_LOWER(hi + 1) - 1;
+		} else if (lr) {
+			wr->count = 0;
+		}
+		n += !!wr->count;
+	}
+	w->nr_tcp_rows = n;
+	for (i = n = 0; i < c->nr_cpu_rows; i++) {
+		const struct kprof_cpu_row *cr = (const void *)(cb +
+			c->cpu_rows_off + (size_t)i * c->cpu_row_size);
+		struct kprof_cpu_row *wr = (void *)(wb + c->cpu_rows_off +
+					(size_t)n * c->cpu_row_size);
+
+		memcpy(wr, cr, c->cpu_row_size);
+		for (j = 0; j < l->nr_cpu_rows; j++) {
+			const struct kprof_cpu_row *lr = (const void *)(lb +
+				l->cpu_rows_off + (size_t)j * l->cpu_row_size);
+
+			if (lr->stack_id == cr->stack_id &&
+			    lr->tgid == cr->tgid && lr->birth == cr->birth) {
+				wr->samples -= lr->samples;
+				break;
+			}
+		}
+		n += !!wr->samples;
+	}
+	w->nr_cpu_rows = n;
+	/* the stacks the window's rows name; the strings as they are */
+	for (i = n = 0; i < c->nr_stacks; i++) {
+		const struct kprof_stack *st = (const void *)(cb +
+			c->stacks_off + (size_t)i * c->stack_size);
+		int named = 0;
+
+		for (j = 0; j < w->nr_tcp_rows && !named; j++)
+			named = ((const struct kprof_tcp_row *)(wb +
+				c->tcp_rows_off + (size_t)j *
+				c->tcp_row_size))->stack_id == st->id;
+		for (j = 0; j < w->nr_cpu_rows && !named; j++)
+			named = ((const struct kprof_cpu_row *)(wb +
+				c->cpu_rows_off + (size_t)j *
+				c->cpu_row_size))->stack_id == st->id;
+		if (named)
+			memcpy(wb + c->stacks_off + (size_t)n++ * c->stack_size,
+			       st, c->stack_size);
+	}
+	w->nr_stacks = n;
+	memcpy(wb + c->strings_off, cb + c->strings_off, c->strings_len);
+	/* the next window starts here */
+	memcpy(e->last, e->cur, e->size);
+}
+
+static inline int export_map(int fd, struct export *e)
+{
+	struct kprof_info info = { .size = sizeof(info) };
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	if (ioctl(fd, KPROF_IOC_GET_INFO, &info))
+		return -1;
+	e->size = info.mmap_size;
+	e->real = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
+	if (e->real == MAP_FAILED)
+		return -1;
+	e->map = calloc(1, e->size);
+	e->last = calloc(1, e->size);
+	e->cur = calloc(1, e->size);
+	for (i = 0; i < KP_EXPORTS_MAX && kp_exports[i]; i++)
+		;
+	if (!e->map || !e->last || !e->cur || i == KP_EXPORTS_MAX ||
+	    export_copy(e, e->last)) {
+		munmap((void *)e->real, e->size);
+		free(e->map);
+		free(e->last);
+		free(e->cur);
+		return -1;
+	}
+	memcpy(e->map, e->last, e->size);
+	e->hdr = e->map;
+	e->hdr->nr_tcp_rows = e->hdr->nr_cpu_rows = e->hdr->nr_stacks = 0;
+	e->rows = (void *)((char *)e->map + e->hdr->tcp_rows_off);
+	kp_exports[i] = e;
+	return 0;
+}
+
+static inline void export_unmap(struct export *e)
+{
+	int i;
+
+	for (i = 0; i < KP_EXPORTS_MAX; i++)
+		if (kp_exports[i] == e)
+			kp_exports[i] = NULL;
+	munmap((void *)e->real, e->size);
+	free(e->map);
+	free(e->last);
+	free(e->cur);
+}
+
+/* Snapshot, then every mapped export's window: see struct export. */
 static inline int kp_snapshot(int fd)
 {
 	struct kprof_snapshot s = { .size = sizeof(s) };
+	int i;
 
-	return ioctl(fd, KPROF_IOC_SNAPSHOT, &s) ? -errno : 0;
+	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &s))
+		return -errno;
+	for (i = 0; i < KP_EXPORTS_MAX; i++) {
+		if (!kp_exports[i])
+			continue;
+		if (export_copy(kp_exports[i], kp_exports[i]->cur))
+			return -EAGAIN;
+		export_window(kp_exports[i]);
+	}
+	return 0;
 }
 
 static inline int kp_stats(int fd, struct kprof_stats *st)
@@ -251,33 +469,6 @@ static inline int kp_stats(int fd, struct kprof_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	return ioctl(fd, KPROF_IOC_GET_STATS, st) ? -errno : 0;
-}
-
-struct export {
-	void *map;
-	size_t size;
-	struct kprof_mmap_header *hdr;
-	struct kprof_tcp_row *rows;
-};
-
-static inline int export_map(int fd, struct export *e)
-{
-	struct kprof_info info = { .size = sizeof(info) };
-
-	if (ioctl(fd, KPROF_IOC_GET_INFO, &info))
-		return -1;
-	e->size = info.mmap_size;
-	e->map = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
-	if (e->map == MAP_FAILED)
-		return -1;
-	e->hdr = e->map;
-	e->rows = (void *)((char *)e->map + e->hdr->tcp_rows_off);
-	return 0;
-}
-
-static inline void export_unmap(struct export *e)
-{
-	munmap(e->map, e->size);
 }
 
 /* What the rows matching (rport, role) hold: see rows_sum(). */

@@ -498,9 +498,44 @@ static int row_sane(const struct kprof_tcp_row *r)
 }
 
 /*
- * The interval our own snapshot published: nobody else snapshots, so
- * the region holds still until our next one.
+ * The counts up to our own last snapshot (cumulative since API 2.0):
+ * nobody else snapshots, so the region holds still until our next one.
+ * What our client rows and the header counters gained since the last
+ * call goes into cnt; rows key by key, a reborn key (another birth)
+ * counting in full.
  */
+#define SEEN_MAX	4096
+static struct seen {
+	struct kprof_tcp_row key;	/* key fields and birth */
+	uint64_t count;
+} seen[SEEN_MAX];
+static unsigned int nr_seen;
+static struct kprof_mmap_header last_hdr;
+
+static uint64_t row_gain(const struct kprof_tcp_row *r)
+{
+	size_t klen = offsetof(struct kprof_tcp_row, reserved0);
+	uint64_t gain;
+	unsigned int i;
+
+	for (i = 0; i < nr_seen; i++)
+		if (!memcmp(&seen[i].key, r, klen))
+			break;
+	if (i == nr_seen) {
+		if (nr_seen == SEEN_MAX)
+			return cnt.bad++, 0;
+		nr_seen++;
+		seen[i].count = 0;
+		seen[i].key = *r;
+	} else if (seen[i].key.birth != r->birth) {
+		seen[i].count = 0;
+		seen[i].key.birth = r->birth;
+	}
+	gain = r->count - seen[i].count;
+	seen[i].count = r->count;
+	return gain;
+}
+
 static void account_interval(uint64_t gen)
 {
 	const struct kprof_mmap_header *h = dev_map;
@@ -523,13 +558,16 @@ static void account_interval(uint64_t gen)
 			continue;
 		}
 		if (rows[i].role == KPROF_ROLE_CLIENT && our_port(rows[i].rport))
-			cnt.counted += rows[i].count;
+			cnt.counted += row_gain(&rows[i]);
 	}
-	cnt.requests += h->requests;
-	cnt.abandoned += h->abandoned;
-	cnt.drops += h->drops_inflight + h->drops_rows + h->drops_export;
-	cnt.drops_stacks += h->drops_stacks;
-	cnt.samples += h->samples;
+	cnt.requests += h->requests - last_hdr.requests;
+	cnt.abandoned += h->abandoned - last_hdr.abandoned;
+	cnt.drops += h->drops_inflight + h->drops_rows + h->drops_export -
+		     last_hdr.drops_inflight - last_hdr.drops_rows -
+		     last_hdr.drops_export;
+	cnt.drops_stacks += h->drops_stacks - last_hdr.drops_stacks;
+	cnt.samples += h->samples - last_hdr.samples;
+	last_hdr = *h;
 	if (h->sample_hz == SAMPLE_HZ)
 		cnt.hz_seen++;
 }
@@ -632,7 +670,6 @@ static const struct toggle {
 	{ KPROF_IOC_STOP, KPROF_RUN_CPU, 0, "STOP cpu" },
 	{ KPROF_IOC_START, KPROF_RUN_ALL, 0, "START all" },
 	{ KPROF_IOC_STOP, KPROF_RUN_ALL, 0, "STOP all" },
-	{ KPROF_IOC_RESET, KPROF_RESET_INTERVAL, 0, "RESET interval" },
 	/* needs everything stopped, else -EBUSY */
 	{ KPROF_IOC_RESET, KPROF_RESET_STACKS, -EBUSY, "RESET stacks" },
 };
@@ -969,14 +1006,18 @@ static int run(unsigned int secs, int hotplug)
 	}
 	if (exact)
 		set_ports(&c);
-	/* a clean start: nothing before this interval counts */
+	/* a clean start: nothing before this snapshot counts */
 	if (kp_ctl(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL) ||
-	    kp_ctl(dev_fd, KPROF_IOC_RESET, KPROF_RESET_INTERVAL) ||
 	    kp_config(dev_fd, &c) ||
 	    kp_ctl(dev_fd, KPROF_IOC_START, KPROF_RUN_ALL) ||
 	    snapshot(dev_fd, &gen)) {
 		perror("torture: start");
 		return 2;
+	}
+	if (exact) {
+		/* the baseline: counted, then forgotten */
+		account_interval(gen);
+		memset(&cnt, 0, sizeof(cnt));
 	}
 	/* exact: CPU 0 (never offline) against the kernel's own sampling */
 	two_cpus = !kprof_test_cpu_cost(dev_fd, 1, &cpu1) && cpu1.online;

@@ -64,7 +64,6 @@ struct record {
 	struct kp_out lat;	/* pprof: FILE.latency.pb.gz */
 	char *lat_path;
 	int64_t time_nanos;	/* start, wall clock */
-	uint64_t lost;		/* intervals lost to another reader */
 	int progress;		/* stderr is a terminal */
 };
 
@@ -297,7 +296,6 @@ static int write_json(FILE *f, void *ctx)
 	json_object_object_add(o, "interval",
 			       kp_json_interval(rec->start_ns, rec->end_ns));
 	json_object_object_add(o, "intervals", kp_json_u64(rec->intervals));
-	json_object_object_add(o, "intervals_lost", kp_json_u64(r->lost));
 	json_object_object_add(o, "requests", kp_json_u64(rec->requests));
 	json_object_object_add(o, "abandoned", kp_json_u64(rec->abandoned));
 	json_object_object_add(o, "samples_total", kp_json_u64(rec->samples));
@@ -365,10 +363,8 @@ static int take(struct record *r)
 	ret = kp_session_snapshot(&r->s, &snap);
 	if (ret < 0)
 		return -1;
-	if (ret > 0) {
-		r->lost++;
+	if (ret > 0)	/* the next window covers this one's time */
 		return 0;
-	}
 	kp_sym_tick(r->sym);
 	ret = kp_rec_add(&r->rec, &snap, !!(r->s.run & KPROF_RUN_CPU),
 			 !!(r->s.run & KPROF_RUN_TCP));
@@ -469,9 +465,6 @@ static int record_run(int argc, char **argv)
 	ret = kp_session_end(&r.s, 0);
 	if (ret)
 		goto out;
-	if (r.lost)
-		kp_err("%" PRIu64 " interval%s lost to another reader's snapshots",
-		       r.lost, r.lost == 1 ? "" : "s");
 	if (r.rec.drops_stacks)
 		kp_err("%" PRIu64 " sample%s and request%s kept no stack (the "
 		       "stack table was full, or captures collided): see "

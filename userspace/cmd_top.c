@@ -671,7 +671,8 @@ static int prom_commit(struct top *t)
 
 /*
  * Close the interval, add it to the Prometheus totals and print it.
- * Returns 0, 1 to skip a lost interval, or -1 on a fatal error (printed).
+ * Returns 0, 1 when there is no window this time (the next covers it),
+ * or -1 on a fatal error (printed).
  */
 static int one_interval(struct top *t)
 {
@@ -680,8 +681,6 @@ static int one_interval(struct top *t)
 	int ret;
 
 	ret = kp_session_snapshot(&t->s, &snap);
-	if (ret == 1)
-		t->prom.lost++;
 	if (ret)
 		return ret;
 	if (t->o.prom && kp_prom_add(&t->prom, &snap,
@@ -851,12 +850,12 @@ const struct kp_cmd kp_cmd_top = {
 		 "(histogram estimates within 6.25%) and maximum per stack, endpoint and role.\n"
 		 "A module that cannot sample shows TCP latency only (a note says so).\n"
 		 "What top started is stopped on exit (after COUNT intervals, or on\n"
-		 "SIGINT/SIGTERM); what already ran is left running, its settings restored.\n"
+		 "SIGINT/SIGTERM); what other readers run goes on, with their settings.\n"
 		 "\n"
 		 "The Prometheus file holds totals since top started, cumulative and\n"
 		 "monotonic as counters and histograms must be: kprof_tcp_requests_total,\n"
 		 "kprof_cpu_samples_total{state}, kprof_drops_total{kind},\n"
-		 "kprof_intervals_total, kprof_intervals_lost_total, kprof_info, and\n"
+		 "kprof_intervals_total, kprof_info, and\n"
 		 "kprof_tcp_request_duration_seconds{raddr,rport,role} with le from 100us to\n"
 		 "10s (a request counts under le only if its whole histogram bucket is at\n"
 		 "most le).  It is written once at start and after every interval, and\n"

@@ -314,8 +314,6 @@ int kp_prom_write(const struct kp_prom *p, FILE *f)
 	fprintf(f, "\",api=\"%u.%u\"} 1\n", p->api_major, p->api_minor);
 	counter(f, "kprof_intervals_total",
 		"Intervals measured since the reader started.", p->intervals);
-	counter(f, "kprof_intervals_lost_total",
-		"Intervals lost to another reader's snapshots.", p->lost);
 	counter(f, "kprof_tcp_requests_total",
 		"TCP requests completed (a response arrived).", p->requests);
 	counter(f, "kprof_tcp_abandoned_requests_total",

@@ -66,7 +66,6 @@ struct kp_prom {
 	uint32_t max_series;		/* endpoint series, "other" apart */
 
 	uint64_t intervals;		/* added */
-	uint64_t lost;			/* lost to another reader */
 	uint64_t requests, abandoned;
 	uint64_t samples_busy, samples_idle;
 	uint64_t drops_inflight, drops_rows, drops_stacks, drops_export;

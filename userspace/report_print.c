@@ -336,8 +336,7 @@ static void text_health(const struct kp_report *r)
 	       rec->drops_export, rec->drops_samples);
 	printf("  %-14s %" PRIu64 " total, %" PRIu64 " idle\n", "samples:",
 	       rec->samples, rec->samples_idle);
-	printf("  %-14s %" PRIu64 ", %" PRIu64 " lost to another reader\n",
-	       "intervals:", rec->intervals, r->lost);
+	printf("  %-14s %" PRIu64 "\n", "intervals:", rec->intervals);
 	printf("  %-14s %u since load, %u in the window\n", "stack resets:",
 	       r->resets_last, r->resets_last - r->resets_first);
 	text_bits("attach:", r->info.attach, &kp_attach_names);
@@ -517,7 +516,6 @@ static json_object *json_health(const struct kp_report *r)
 	add(o, "samples_total", kp_json_u64(rec->samples));
 	add(o, "samples_idle", kp_json_u64(rec->samples_idle));
 	add(o, "intervals", kp_json_u64(rec->intervals));
-	add(o, "intervals_lost", kp_json_u64(r->lost));
 	add(o, "stack_resets", kp_json_u64(r->resets_last));
 	add(o, "stack_resets_in_window",
 	    kp_json_u64(r->resets_last - r->resets_first));

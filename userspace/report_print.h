@@ -24,7 +24,6 @@ struct kp_report {
 	uint64_t requested_ns;	/* -d */
 	uint64_t threshold_ns;
 	uint64_t top;		/* rows per list */
-	uint64_t lost;		/* intervals lost to another reader */
 	uint32_t resets_first, resets_last;	/* stack_resets seen */
 	int stopped;		/* a signal ended the window early */
 	/* GET_STATS as the window began and ended; used when have_cost */

@@ -230,10 +230,6 @@ static int choose_run(struct kp_session *s, unsigned int want)
 			kp_err("kprofmod %.*s does not trace TCP latency (API %u.%u)",
 			       KPROF_VERSION_LEN, i->version, i->api_major,
 			       i->api_minor);
-		else if (want == KPROF_RUN_CPU && i->api_minor < 2)
-			kp_err("kprofmod %.*s cannot sample CPU stacks (API %u.%u; sampling needs API %u.2)",
-			       KPROF_VERSION_LEN, i->version, i->api_major,
-			       i->api_minor, KPROF_API_MAJOR);
 		else if (want == KPROF_RUN_CPU)
 			kp_err("kprofmod %.*s cannot sample CPU stacks (API %u.%u)",
 			       KPROF_VERSION_LEN, i->version, i->api_major,
@@ -255,16 +251,61 @@ static int choose_run(struct kp_session *s, unsigned int want)
 	return 0;
 }
 
+/*
+ * Snapshot and copy.  Returns 0 with @cum filled, 1 when the mapping
+ * kept changing (printed), -1 on a fatal error (printed).
+ */
+static int read_region(struct kp_session *s, struct kp_snapshot *cum)
+{
+	char why[KP_SNAP_ERR_LEN];
+	uint64_t gen;
+	int ret;
+
+	if (snapshot_ioctl(s, &gen))
+		return -1;
+	ret = kp_snapshot_copy(s->map.base, s->map.size, cum, why,
+			       sizeof(why));
+	if (ret == -EAGAIN) {
+		kp_err("no window this time (the next one covers it): %s",
+		       why);
+		return 1;
+	}
+	if (ret) {
+		kp_err("the module's snapshot mapping is corrupt: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* A fresh baseline: windows start from this read. */
+static int first_read(struct kp_session *s)
+{
+	struct kp_snapshot cum, none;
+	int ret = 1, tries;
+
+	kp_window_reset(&s->win);
+	for (tries = 0; tries < 5; tries++) {
+		ret = read_region(s, &cum);
+		if (ret != 1)
+			break;
+	}
+	if (ret)
+		return -1;
+	if (kp_window_next(&s->win, &cum, &none) < 0) {
+		kp_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int kp_session_start(struct kp_session *s, const char *cmd,
 		     const struct kp_sess_opts *o)
 {
 	struct kprof_config cfg = o->cfg;
 	unsigned int start;
-	uint64_t gen;
 
 	memset(s, 0, sizeof(*s));
 	s->cmd = cmd;
-	s->old.size = sizeof(s->old);
 	s->tgid = o->cfg.tgid;
 	s->fd = kprof_dev_open(&s->info);
 	if (s->fd < 0)
@@ -274,55 +315,42 @@ int kp_session_start(struct kp_session *s, const char *cmd,
 	if (choose_run(s, o->want))
 		goto fail_unmap;
 	if (cfg.cgroup_id && !(s->info.features & KPROF_FEAT_CGROUP)) {
-		kp_err("kprofmod %.*s cannot filter by cgroup (API %u.%u; --cgroup needs API %u.3)",
+		kp_err("kprofmod %.*s cannot filter by cgroup on its kernel (API %u.%u)",
 		       KPROF_VERSION_LEN, s->info.version, s->info.api_major,
-		       s->info.api_minor, KPROF_API_MAJOR);
+		       s->info.api_minor);
 		goto fail_unmap;
 	}
 
 	/*
-	 * Tracing or sampling already running belongs to someone else: on
-	 * exit leave it running, with the configuration it had.  A module
-	 * that cannot sample takes no sampling rate (its bytes there are
-	 * reserved and must be zero).
+	 * The configuration is this session's (API 2.0): what runs is every
+	 * holder's widened into one, and this one leaves with the session.
+	 * A module that cannot sample takes no sampling rate (its bytes
+	 * there are reserved and must be zero).
 	 */
 	if (!(s->run & KPROF_RUN_CPU))
 		cfg.sample_hz = 0;
-	if (s->info.running & KPROF_RUN_ALL) {
-		if (kprof_dev_ioctl(s->fd, KPROF_IOC_GET_CONFIG, &s->old,
-				    "KPROF_IOC_GET_CONFIG"))
-			goto fail_unmap;
-		if (!(s->info.features & KPROF_FEAT_CPU_SAMPLING))
-			s->old.sample_hz = 0;
-		s->restore = 1;
-	}
 	if (kprof_dev_ioctl(s->fd, KPROF_IOC_SET_CONFIG, &cfg,
 			    "KPROF_IOC_SET_CONFIG"))
 		goto fail_unmap;
+	s->cfg = cfg;
 	/*
-	 * Since API 1.9 this session holds all it measures, whoever else
-	 * runs it, and the module stops it when the last holder is gone
-	 * (even by SIGKILL).  Before, only what did not run yet was ours.
+	 * This session holds all it measures, whoever else runs it, and the
+	 * module stops it when the last holder is gone (even by SIGKILL).
 	 */
 	s->others = s->run & s->info.running;
 	start = s->run;
-	if (s->info.api_minor < 9)
-		start &= ~s->info.running;
 	if (start) {
 		if (ctl(s, KPROF_IOC_START, start, "KPROF_IOC_START"))
-			goto fail_restore;
+			goto fail_unmap;
 		s->started = start;
 	}
-	/* Start a fresh interval. */
-	if (snapshot_ioctl(s, &gen)) {
+	/* The first read: the first window starts here. */
+	if (first_read(s)) {
 		kp_session_end(s, KP_EXIT_FAIL);
 		return KP_EXIT_FAIL;
 	}
 	return 0;
 
-fail_restore:
-	if (s->restore)
-		ioctl(s->fd, KPROF_IOC_SET_CONFIG, &s->old);
 fail_unmap:
 	kp_map_close(&s->map);
 fail_close:
@@ -333,30 +361,20 @@ fail_close:
 
 int kp_session_snapshot(struct kp_session *s, struct kp_snapshot *snap)
 {
-	char why[KP_SNAP_ERR_LEN];
-	uint64_t gen;
+	struct kp_snapshot cum;
 	int ret;
 
-	if (snapshot_ioctl(s, &gen))
-		return -1;
-	ret = kp_snapshot_copy(s->map.base, s->map.size, snap, why,
-			       sizeof(why));
-	if (ret == -EAGAIN) {
-		kp_err("interval skipped: %s", why);
-		return 1;
-	}
-	if (ret) {
-		kp_err("the module's snapshot mapping is corrupt: %s", why);
+	ret = read_region(s, &cum);
+	if (ret)
+		return ret;
+	ret = kp_window_next(&s->win, &cum, snap);
+	if (ret < 0) {
+		kp_err("out of memory");
 		return -1;
 	}
-	if (snap->generation != gen) {
-		kp_err("interval skipped: the mapping holds generation %" PRIu64
-		       ", not %" PRIu64 " (another reader took a snapshot)",
-		       snap->generation, gen);
-		kp_snapshot_free(snap);
-		return 1;
-	}
-	return 0;
+	if (!ret)
+		kp_window_filter(snap, &s->cfg);
+	return ret;
 }
 
 int kp_session_pause(struct kp_session *s)
@@ -368,13 +386,11 @@ int kp_session_pause(struct kp_session *s)
 
 int kp_session_resume(struct kp_session *s)
 {
-	uint64_t gen;
-
 	if (!s->started)
 		return 0;
 	if (ctl(s, KPROF_IOC_START, s->started, "KPROF_IOC_START"))
 		return -1;
-	return snapshot_ioctl(s, &gen);
+	return first_read(s);
 }
 
 int kp_session_end(struct kp_session *s, int ret)
@@ -394,14 +410,7 @@ int kp_session_end(struct kp_session *s, int ret)
 			ret = KP_EXIT_FAIL;
 		s->started = 0;
 	}
-	if (s->restore) {
-		if (ret)
-			ioctl(s->fd, KPROF_IOC_SET_CONFIG, &s->old);
-		else if (kprof_dev_ioctl(s->fd, KPROF_IOC_SET_CONFIG, &s->old,
-					 "KPROF_IOC_SET_CONFIG"))
-			ret = KP_EXIT_FAIL;
-		s->restore = 0;
-	}
+	kp_window_reset(&s->win);
 	kp_map_close(&s->map);
 	close(s->fd);
 	s->fd = -1;

@@ -15,6 +15,7 @@
 #include <linux/kprof.h>
 
 #include "snapshot.h"
+#include "window.h"
 
 #define KP_DEFAULT_SAMPLE_HZ	99
 /* kprofmod's own default: walking every request's stack costs. */
@@ -68,9 +69,9 @@ struct kp_session {
 	unsigned int run;	/* KPROF_RUN_* measured: asked and possible */
 	unsigned int started;	/* of which this session started (holds) */
 	unsigned int others;	/* of @run, what ran already at the start */
-	int restore;		/* put @old back on exit */
-	struct kprof_config old;
+	struct kprof_config cfg;	/* this session's, as set */
 	uint32_t tgid;		/* -p: CPU rows of other processes ignored */
+	struct kp_window win;	/* this reader's windows (API 2.0) */
 };
 
 /*
@@ -84,22 +85,24 @@ int kp_session_start(struct kp_session *s, const char *cmd,
 		     const struct kp_sess_opts *o);
 
 /*
- * Close the interval and copy it into @snap.  Returns 0, 1 when the
- * interval was lost (printed; nothing to free), -1 on a fatal error
+ * Read: the window since this session's last read, into @snap.  Other
+ * readers take nothing from it.  Returns 0, 1 when the mapping could not
+ * be copied this time (printed; nothing to free; the next window covers
+ * this one's time too, so nothing is lost), -1 on a fatal error
  * (printed).
  */
 int kp_session_snapshot(struct kp_session *s, struct kp_snapshot *snap);
 
 /*
  * Stop what the session started, and start it again (with a fresh
- * interval), for A/B runs.  Return 0, or -1 after printing one line.
+ * window: what happened meanwhile is not in the next one), for A/B runs.  Return 0, or -1 after printing one line.
  */
 int kp_session_pause(struct kp_session *s);
 int kp_session_resume(struct kp_session *s);
 
 /*
- * Stop what the session started and restore the configuration it
- * replaced; then unmap and close.  @ret is the exit status so far: after
+ * Stop what the session started (its configuration leaves with it);
+ * then unmap and close.  @ret is the exit status so far: after
  * a failure, cleaning up prints nothing more.  Returns the final status.
  */
 int kp_session_end(struct kp_session *s, int ret);

@@ -341,6 +341,7 @@ static void fill_counters(struct kp_snapshot *snap,
 	snap->drops_samples = h->drops_samples;
 	snap->sample_hz = h->sample_hz;
 	snap->stack_resets = h->stack_resets;
+	snap->threshold_ns = h->threshold_ns;
 }
 
 static void pause_briefly(void)

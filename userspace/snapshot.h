@@ -47,6 +47,7 @@ struct kp_snapshot {
 	uint64_t drops_samples;
 	uint32_t sample_hz;	/* 0: sampling was off */
 	uint32_t stack_resets;
+	uint64_t threshold_ns;	/* API 2.0: the module's, at the read */
 	uint32_t nr_rows;
 	uint32_t nr_cpu_rows;
 	uint32_t nr_stacks;

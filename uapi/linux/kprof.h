@@ -41,8 +41,8 @@
 
 #define KPROF_DEVICE_NAME	"kprof"
 
-#define KPROF_API_MAJOR		1
-#define KPROF_API_MINOR		9
+#define KPROF_API_MAJOR		2
+#define KPROF_API_MINOR		0
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -171,9 +171,12 @@ struct kprof_info {
  * START and STOP are idempotent; START of something the kernel cannot do
  * is -EOPNOTSUPP.  START is all or nothing: when it fails, what this call
  * started is stopped again and what ran before it keeps running.
- * RESET: KPROF_RESET_INTERVAL drops the open interval's counts (any time);
- * KPROF_RESET_STACKS forgets every stack ID and needs everything stopped
- * (-EBUSY otherwise).  Unknown bits: -EINVAL.
+ * RESET: KPROF_RESET_STACKS forgets every stack ID and every row of the
+ * mapping; since API 2.0 it needs nothing running and no other session
+ * open (-EBUSY otherwise), as stack IDs are every reader's.  Since 2.0 a
+ * reader starts a window by reading (see KPROF_IOC_SNAPSHOT), and
+ * KPROF_RESET_INTERVAL, which dropped counts for every reader, is retired.
+ * Other bits: -EINVAL.
  */
 struct kprof_ctl {
 	__u32 size;
@@ -183,7 +186,7 @@ struct kprof_ctl {
 
 #define KPROF_CTL_SIZE_VER0	16
 
-#define KPROF_RESET_INTERVAL	_BITUL(0)
+/* _BITUL(0): KPROF_RESET_INTERVAL until API 2.0, retired */
 #define KPROF_RESET_STACKS	_BITUL(1)
 
 /* Roles: who opened the connection. */
@@ -217,6 +220,18 @@ struct kprof_ctl {
  *			tasks, the idle task included, are not counted at
  *			all.  A removed cgroup matches nothing.
  * @reserved:		zero
+ *
+ * Since API 2.0 the configuration is the session's: SET replaces the
+ * caller's, and what runs is the configurations of the sessions holding
+ * something (see KPROF_IOC_START), widened into one so that each lets
+ * through at least what it asked for: the union of @roles, @families,
+ * @rports and @lports (0, "all", wins; more than KPROF_MAX_PORTS ports
+ * become any port), @tgid and @cgroup_id only when all name the same
+ * (else 0), the lowest @threshold_ns and the highest @sample_hz.  While
+ * no session holds anything, the caller's runs.  GET returns what runs.
+ * A session's configuration goes with it.  Rows carry the remote port,
+ * role and family, so a reader can keep its own exactly; local ports,
+ * the process and the cgroup it cannot tell apart in the rows.
  *
  * SET replaces the whole configuration atomically; it may be called while
  * running.  A request already in flight keeps the decision made when it
@@ -261,12 +276,21 @@ struct kprof_config {
  * @reserved0:	zero
  * @generation:	out: the mmap generation now published (even)
  *
- * Closes the open interval and publishes it in the mmap region: the counts
- * of every request completed before the call and after the previous
- * snapshot appear exactly once.  Snapshots are serialised, and there is
- * one region: a reader that finds a generation other than the one its
- * snapshot returned lost that interval to another reader's snapshot.
- * kprofmod is meant for one consumer at a time.
+ * Closes the open interval and adds it to the mmap region, whose rows and
+ * header counters are cumulative (since API 2.0): every request completed
+ * before the call is in the counts published.  A reader's window is the
+ * difference between two of its own copies of the region, so any number
+ * of readers can read at their own pace, and another reader's snapshot
+ * takes nothing from theirs: it only means that the copy a reader makes
+ * may hold a later generation than the one its snapshot returned, with
+ * counts at least as new.  Snapshots are serialised.
+ *
+ * A row is evicted only once nothing was added to it since a snapshot
+ * that every session's reader has taken and since taken another one
+ * after (so it has copied the row's final counts); a reader that never
+ * reads again keeps every row from going, and rows that do not fit are
+ * counted in drops_export.  One open file is one reader: threads sharing
+ * it must copy the region before their next snapshot.
  */
 struct kprof_snapshot {
 	__u32 size;
@@ -501,8 +525,9 @@ struct kprof_sessions {
 
 /*
  * mmap layout.  mmap(NULL, info.mmap_size, PROT_READ, MAP_SHARED, fd, 0)
- * maps the last published interval; PROT_WRITE and offsets other than 0
- * are refused (-EPERM / -EINVAL), and the mapping cannot grow.
+ * maps the cumulative counts of the last snapshot (see KPROF_IOC_SNAPSHOT);
+ * PROT_WRITE and offsets other than 0 are refused (-EPERM / -EINVAL), and
+ * the mapping cannot grow.
  *
  *   struct kprof_mmap_header   at 0
  *   struct kprof_tcp_row[]     at header.tcp_rows_off, header.nr_tcp_rows
@@ -524,10 +549,12 @@ struct kprof_sessions {
  * @header_size:	sizeof this header as the module knows it
  * @api_major:		KPROF_API_MAJOR
  * @api_minor:		KPROF_API_MINOR
- * @generation:		odd while the module writes; bumped by 2 per interval
+ * @generation:		odd while the module writes; bumped by 2 per snapshot
+ *			(and around a KPROF_RESET_STACKS)
  * @mmap_size:		size of the whole mapping
- * @interval_start_ns:	CLOCK_MONOTONIC start of the interval
- * @interval_end_ns:	CLOCK_MONOTONIC end of the interval
+ * @interval_start_ns:	CLOCK_MONOTONIC time the counts start (the load)
+ * @interval_end_ns:	CLOCK_MONOTONIC time of the last snapshot: the
+ *			counts hold what completed before it
  * @tcp_rows_off:	offset of the first struct kprof_tcp_row
  * @tcp_row_size:	sizeof(struct kprof_tcp_row)
  * @nr_tcp_rows:	rows present
@@ -539,9 +566,11 @@ struct kprof_sessions {
  * @strings_cap:	bytes the string area has
  * @hist_buckets:	KPROF_HIST_BUCKETS
  * @hist_sub_bits:	KPROF_HIST_SUB_BITS
- * @requests:		requests completed in the interval
- * @abandoned:		requests abandoned (socket closed) in the interval
- * @drops_inflight:	interval's drops, as in struct kprof_stats
+ * Since API 2.0, every counter below counts since @interval_start_ns,
+ * like the rows, and a reader differences it.
+ * @requests:		requests completed
+ * @abandoned:		requests abandoned (socket closed)
+ * @drops_inflight:	drops, as in struct kprof_stats
  * @drops_rows:		"
  * @drops_stacks:	"
  * @drops_export:	"
@@ -549,11 +578,15 @@ struct kprof_sessions {
  * @cpu_rows_off:	offset of the first struct kprof_cpu_row
  * @cpu_row_size:	sizeof(struct kprof_cpu_row)
  * @nr_cpu_rows:	rows present
- * @samples:		CPU samples in the interval, idle included
+ * @samples:		CPU samples, idle included
  * @samples_idle:	of which the CPU was idle
  * @drops_samples:	samples lost (per-CPU table full or merge)
- * @sample_hz:		sampling frequency during the interval (0: off)
- * @stack_resets:	as in struct kprof_stats, when the interval closed
+ * @sample_hz:		sampling frequency at the snapshot (0: off)
+ * @stack_resets:	as in struct kprof_stats, at the snapshot
+ * @threshold_ns:	(API 2.0) the stack-walk threshold in effect at the
+ *			snapshot: every reader's widened into one, so a
+ *			reader that asked for a higher one knows that rows
+ *			with stacks may hold faster requests than it wants
  * @reserved:		zero
  */
 struct kprof_mmap_header {
@@ -590,11 +623,14 @@ struct kprof_mmap_header {
 	__u64 drops_samples;
 	__u32 sample_hz;
 	__u32 stack_resets;
-	__u64 reserved[2];
+	__u64 threshold_ns;
+	__u64 reserved;
 };
 
 /**
- * struct kprof_tcp_row - requests of one (stack, endpoint, role)
+ * struct kprof_tcp_row - requests of one (stack, endpoint, role), from
+ * the row's birth on: every field only grows (the histogram's buckets
+ * wrap at 2^32: difference them modulo 2^32)
  * @stack_id:	0: below the threshold (no stack walked), else a stack
  * @family:	AF_INET or AF_INET6; since API 1.5 possibly or'ed with
  *		KPROF_RADDR_PREFIX or KPROF_RADDR_HASH (see
@@ -606,9 +642,12 @@ struct kprof_mmap_header {
  * @reserved0:	zero
  * @count:	requests completed
  * @sum_ns:	sum of their latencies
- * @min_ns:	fastest
- * @max_ns:	slowest
+ * @min_ns:	fastest since the birth
+ * @max_ns:	slowest since the birth
  * @hist:	latency histogram, see KPROF_HIST_*
+ * @birth:	(API 2.0) number of the snapshot that created the row: a
+ *		key that was evicted and came back has a new birth, and its
+ *		counts start again from zero, like a counter reset
  */
 struct kprof_tcp_row {
 	__u32 stack_id;
@@ -622,6 +661,7 @@ struct kprof_tcp_row {
 	__u64 min_ns;
 	__u64 max_ns;
 	__u32 hist[KPROF_HIST_BUCKETS];
+	__u64 birth;
 };
 
 /**
@@ -630,16 +670,18 @@ struct kprof_tcp_row {
  * @tgid:	process (tgid) of the task that was running: a kernel
  *		thread counts under its own ID, an interrupt under the task
  *		it interrupted
- * @samples:	samples in the interval
+ * @samples:	samples since the row's birth
  * @comm:	name of the sampled thread (its comm) at the row's first
- *		sample in the interval; the threads of a process that share
- *		a stack share the row, which keeps one of their names
+ *		sample; the threads of a process that share a stack share
+ *		the row, which keeps one of their names
+ * @birth:	(API 2.0) as in struct kprof_tcp_row
  */
 struct kprof_cpu_row {
 	__u32 stack_id;
 	__u32 tgid;
 	__u64 samples;
 	char comm[16];
+	__u64 birth;
 };
 
 #define KPROF_MAX_KERNEL_FRAMES	32

@@ -11,11 +11,14 @@
  * (API 1.1: no sampling, zeros in the 1.2 header fields, sample_hz and
  * KPROF_RUN_CPU refused), KPROF_FAKE_FEATURES=N, KPROF_FAKE_CORRUPT=N (the
  * Nth snapshot publishes a corrupt layout), KPROF_FAKE_CORRUPT_CPU=N (the
- * Nth snapshot has a short cpu_row_size), KPROF_FAKE_STEAL=N (the Nth
- * snapshot is overwritten by "another reader"), KPROF_FAKE_START_ERRNO=N,
+ * Nth snapshot has a short cpu_row_size), KPROF_FAKE_STEAL=N (after the
+ * Nth snapshot, "another reader's" lands before the copy), KPROF_FAKE_START_ERRNO=N,
  * KPROF_FAKE_DROPS_STACKS=N (every snapshot has N stack drops),
  * KPROF_FAKE_EXTRA_ROWS=N (N more TCP rows after the four below, 10.1.x.y
- * clients with two requests each: a large interval for profiling).
+ * clients with two requests each: a large interval for profiling),
+ * KPROF_FAKE_THRESHOLD=NS (the module's threshold in the header: another
+ * reader's lower one).  Like kprofmod since API 2.0, the rows and counters
+ * are cumulative: each snapshot adds one interval's worth to them.
  *
  * While sampling runs, each interval has 150 samples, 50 of them idle, in
  * six CPU rows of this very process (so its user frames symbolize to the
@@ -213,6 +216,10 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 static const char ksyms[] =
 	"tcp_sendmsg+0x0/0x50\0inet_sendmsg+0x3c/0x70\0__sys_sendto+0x11c/0x190\0";
 
+/*
+ * Add one interval's @count requests to @r, cumulative like kprofmod's
+ * rows since API 2.0; the first time (@r->birth 0), make the row.
+ */
 static void fill_row(struct kprof_tcp_row *r, uint32_t stack_id, int family,
 		     const char *addr, unsigned int port, unsigned int role,
 		     unsigned int count, uint64_t base_ns)
@@ -220,14 +227,17 @@ static void fill_row(struct kprof_tcp_row *r, uint32_t stack_id, int family,
 	unsigned int i;
 	uint64_t v;
 
-	memset(r, 0, sizeof(*r));
-	r->stack_id = stack_id;
-	r->family = family;
-	r->rport = port;
-	inet_pton(family, addr, r->raddr);
-	r->role = role;
-	r->count = count;
-	r->min_ns = UINT64_MAX;
+	if (!r->birth) {
+		memset(r, 0, sizeof(*r));
+		r->stack_id = stack_id;
+		r->family = family;
+		r->rport = port;
+		inet_pton(family, addr, r->raddr);
+		r->role = role;
+		r->min_ns = UINT64_MAX;
+		r->birth = 1;
+	}
+	r->count += count;
 	for (i = 0; i < count; i++) {
 		v = base_ns + base_ns * i / count;	/* base .. 2 * base */
 		r->sum_ns += v;
@@ -322,11 +332,14 @@ static int fill_cpu_stack(uint32_t id, struct kprof_stack *st, const char **ks,
 static void fill_cpu_row(struct kprof_cpu_row *r, uint32_t stack_id,
 			 uint32_t tgid, const char *comm, uint64_t samples)
 {
-	memset(r, 0, sizeof(*r));
-	r->stack_id = stack_id;
-	r->tgid = tgid;
-	r->samples = samples;
-	fake_comm(r->comm, comm);
+	if (!r->birth) {
+		memset(r, 0, sizeof(*r));
+		r->stack_id = stack_id;
+		r->tgid = tgid;
+		fake_comm(r->comm, comm);
+		r->birth = 1;
+	}
+	r->samples += samples;
 }
 
 static void fill_stack7(struct kprof_stack *st)
@@ -348,17 +361,44 @@ static int api11(void)
 	return env_num("KPROF_FAKE_API11", 0) != 0;
 }
 
+static int old_api(void)
+{
+	return api11() || env_num("KPROF_FAKE_OLD", 0);
+}
+
 /* API 1.9 and later: START and STOP act for the caller's session. */
 static int sessions(void)
 {
 	return !api11() && !env_num("KPROF_FAKE_OLD", 0);
 }
 
+/* One interval's requests added to every TCP row. */
+static void fill_rows(struct kprof_tcp_row *rows, uint32_t nr_rows)
+{
+	uint32_t i;
+
+	fill_row(&rows[0], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CLIENT,
+		 100, 1000000);				/* total ~150 ms */
+	fill_row(&rows[1], 7, AF_INET6, "2001:db8::1", 8080,
+		 KPROF_ROLE_SERVER, 10, 30000000);	/* ~450 ms */
+	fill_row(&rows[2], 12, AF_INET6, "::ffff:127.0.0.1", 80,
+		 KPROF_ROLE_CLIENT, 5, 2000);		/* ~15 us */
+	fill_row(&rows[3], 99, AF_INET, "192.168.1.1", 5432,
+		 KPROF_ROLE_CLIENT, 1, 5);		/* 5 ns */
+	for (i = NR_ROWS; i < nr_rows; i++) {
+		char a[16];
+
+		snprintf(a, sizeof(a), "10.1.%u.%u", i >> 8 & 255, i & 255);
+		fill_row(&rows[i], 0, AF_INET, a, 1024 + (i >> 16),
+			 KPROF_ROLE_CLIENT, 2, 20000 + i);
+	}
+}
+
 static void publish(void)
 {
 	struct kprof_mmap_header *h = (void *)region;
 	struct kprof_tcp_row *rows = (void *)(region + ROWS_OFF);
-	uint32_t nr_rows = NR_ROWS + extra_rows(), i;
+	uint32_t nr_rows = NR_ROWS + extra_rows();
 	uint64_t crows_off = ROWS_OFF + nr_rows * sizeof(*rows);
 	uint64_t stacks_off = crows_off + NR_CPU_ROWS * sizeof(struct kprof_cpu_row);
 	uint64_t strings_off = stacks_off + NR_STACKS_MAX * sizeof(struct kprof_stack);
@@ -366,8 +406,7 @@ static void publish(void)
 	struct kprof_stack *stacks = (void *)(region + stacks_off);
 	int tcp = (running | held) & KPROF_RUN_TCP;
 	int cpu = (running | held) & KPROF_RUN_CPU;
-	static uint64_t last_end;
-	static int extra_done;
+	static uint64_t start;
 	uint64_t end = now_ns();
 	uint32_t len = 0, id, pid = getpid();
 	const char *ks;
@@ -378,15 +417,17 @@ static void publish(void)
 	generation += 2;
 	h->magic = KPROF_MMAP_MAGIC;
 	h->header_size = sizeof(*h);
-	h->api_major = KPROF_API_MAJOR;
+	h->api_major = old_api() ? 1 : KPROF_API_MAJOR;
 	h->api_minor = api11() ? 1 : KPROF_API_MINOR;
 	h->mmap_size = MAP_SIZE;
-	h->interval_start_ns = last_end ? last_end : end - 1000000;
+	if (!start)
+		start = end - 1000000;
+	h->interval_start_ns = start;	/* cumulative: since "the load" */
 	h->interval_end_ns = end;
-	last_end = end;
 	h->tcp_rows_off = ROWS_OFF;
 	h->tcp_row_size = sizeof(*rows);
-	h->nr_tcp_rows = tcp ? nr_rows : 0;
+	if (tcp)
+		h->nr_tcp_rows = nr_rows;
 	h->stacks_off = stacks_off;
 	h->stack_size = sizeof(struct kprof_stack);
 	h->nr_stacks = 0;
@@ -394,30 +435,14 @@ static void publish(void)
 	h->strings_cap = 1024;
 	h->hist_buckets = KPROF_HIST_BUCKETS;
 	h->hist_sub_bits = KPROF_HIST_SUB_BITS;
-	h->requests = tcp ? 100 + 10 + 5 + 1 : 0;
-	h->abandoned = tcp ? 2 : 0;
-	h->drops_inflight = 0;
-	h->drops_rows = tcp ? 3 : 0;
-	h->drops_stacks = env_num("KPROF_FAKE_DROPS_STACKS", 0);
-	h->drops_export = 0;
-	fill_row(&rows[0], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CLIENT,
-		 100, 1000000);				/* total ~150 ms */
-	fill_row(&rows[1], 7, AF_INET6, "2001:db8::1", 8080,
-		 KPROF_ROLE_SERVER, 10, 30000000);	/* ~450 ms */
-	fill_row(&rows[2], 12, AF_INET6, "::ffff:127.0.0.1", 80,
-		 KPROF_ROLE_CLIENT, 5, 2000);		/* ~15 us */
-	fill_row(&rows[3], 99, AF_INET, "192.168.1.1", 5432,
-		 KPROF_ROLE_CLIENT, 1, 5);		/* 5 ns */
-	/* the same every interval: filled once, so they cost only the reader */
-	for (i = extra_done ? nr_rows : NR_ROWS; i < nr_rows; i++) {
-		char a[16];
-
-		snprintf(a, sizeof(a), "10.1.%u.%u", i >> 8 & 255, i & 255);
-		fill_row(&rows[i], 0, AF_INET, a, 1024 + (i >> 16),
-			 KPROF_ROLE_CLIENT, 2, 20000 + i);
-	}
-	extra_done = 1;
-	if (tcp) {
+	/* every counter cumulative, as the rows are (API 2.0) */
+	h->requests += tcp ? 100 + 10 + 5 + 1 : 0;
+	h->abandoned += tcp ? 2 : 0;
+	h->drops_rows += tcp ? 3 : 0;
+	h->drops_stacks += env_num("KPROF_FAKE_DROPS_STACKS", 0);
+	if (tcp)
+		fill_rows(rows, nr_rows);
+	if (h->nr_tcp_rows) {
 		/* 12 and 99 are not in the mapping */
 		fill_stack7(&stacks[h->nr_stacks++]);
 		memcpy(region + strings_off, ksyms, sizeof(ksyms) - 1);
@@ -426,10 +451,10 @@ static void publish(void)
 
 	h->cpu_rows_off = api11() ? 0 : crows_off;
 	h->cpu_row_size = api11() ? 0 : sizeof(struct kprof_cpu_row);
-	h->nr_cpu_rows = 0;
-	h->samples = h->samples_idle = h->drops_samples = 0;
-	h->sample_hz = 0;
+	h->sample_hz = cpu ? config.sample_hz : 0;
 	h->stack_resets = 0;
+	/* the fake runs at the threshold set last, or another reader's */
+	h->threshold_ns = env_num("KPROF_FAKE_THRESHOLD", config.threshold_ns);
 	if (cpu) {
 		fill_cpu_row(&crows[0], 21, pid, "fake-app", 60);
 		fill_cpu_row(&crows[1], 22, pid, "fake app", 20);
@@ -438,10 +463,11 @@ static void publish(void)
 		fill_cpu_row(&crows[4], 25, pid, "fake-app", 2);
 		fill_cpu_row(&crows[5], 0, pid, "fake-app", 2);
 		h->nr_cpu_rows = NR_CPU_ROWS;
-		h->samples = 150;
-		h->samples_idle = 50;
-		h->drops_samples = 1;
-		h->sample_hz = config.sample_hz;
+		h->samples += 150;
+		h->samples_idle += 50;
+		h->drops_samples += 1;
+	}
+	if (h->nr_cpu_rows) {
 		for (id = 21; id <= 25; id++) {
 			struct kprof_stack *st = &stacks[h->nr_stacks++];
 
@@ -459,11 +485,6 @@ static void publish(void)
 	if (snapshots == env_num("KPROF_FAKE_CORRUPT_CPU", 0))
 		h->cpu_row_size = 8;
 	__atomic_store_n(&h->generation, generation, __ATOMIC_RELEASE);
-	if (snapshots == env_num("KPROF_FAKE_STEAL", 0)) {
-		/* Another reader's snapshot lands before we read ours. */
-		generation += 2;
-		__atomic_store_n(&h->generation, generation, __ATOMIC_RELEASE);
-	}
 }
 
 /* --- ioctls ---------------------------------------------------------------- */
@@ -553,7 +574,8 @@ int ioctl(int fd, unsigned long req, ...)
 		info = arg;
 		fake_log("GET_INFO");
 		memset(info, 0, sizeof(*info));
-		info->api_major = KPROF_API_MAJOR;
+		/* an old module: API 1.0 or 1.1, refused by this reader */
+		info->api_major = old_api() ? 1 : KPROF_API_MAJOR;
 		info->nr_cpu_ids = 2;
 		info->nr_online_cpus = 2;
 		snprintf(info->version, sizeof(info->version), "0.0.0-fake");
@@ -636,8 +658,9 @@ int ioctl(int fd, unsigned long req, ...)
 		snapshots++;
 		publish();
 		snap->generation = generation;
+		/* Another reader's snapshot lands before we copy ours. */
 		if (snapshots == env_num("KPROF_FAKE_STEAL", 0))
-			snap->generation -= 2;
+			publish();
 		fake_log("SNAPSHOT %u gen=%llu", snapshots,
 		     (unsigned long long)snap->generation);
 		return 0;

@@ -66,5 +66,6 @@ extern const struct kp_test t_analysis[];
 extern const struct kp_test t_prom[];
 extern const struct kp_test t_outfile[];
 extern const struct kp_test t_symbound[];
+extern const struct kp_test t_window[];
 
 #endif
