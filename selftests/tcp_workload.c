@@ -6,9 +6,11 @@
  * until the duration ends.  Prints, per server, "port PORT delay_ms D
  * requests N" on exit.
  *
- *   tcp_workload [-6] [-d SECONDS] [-n REQUESTS] DELAY_MS...
+ *   tcp_workload [-6] [-d SECONDS] [-n REQUESTS] [-P PORT] DELAY_MS...
  *
  * -n stops each client after that many requests instead of a duration.
+ * -P listens on PORT, PORT + 1, ... instead of ports the kernel picks, so
+ * that a reader can filter on them before the workload starts.
  * SIGTERM ends the duration early, after the requests under way: a test
  * runs it until its reader has measured, then stops it and still gets
  * the ports and counts.
@@ -60,6 +62,34 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
+/* server_start() on loopback port @port. */
+static int server_start_at(struct server *s, int family, uint64_t delay_ns,
+			   uint16_t port)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(port),
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1;
+
+	s->family = family;
+	s->delay_ns = delay_ns;
+	s->port = port;
+	s->lfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s->lfd < 0)
+		return -1;
+	setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if ((family == AF_INET ? bind(s->lfd, (void *)&a4, sizeof(a4)) :
+				 bind(s->lfd, (void *)&a6, sizeof(a6))) ||
+	    listen(s->lfd, 64)) {
+		close(s->lfd);
+		return -1;
+	}
+	return pthread_create(&s->thread, NULL, server_conn, s);
+}
+
 int main(int argc, char **argv)
 {
 	static struct client cl[MAX_SERVERS];
@@ -67,8 +97,9 @@ int main(int argc, char **argv)
 	double secs = 5;
 	long limit = 0;
 	int family = AF_INET, n = 0, i, opt;
+	long base = 0;
 
-	while ((opt = getopt(argc, argv, "6d:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "6d:n:P:")) != -1) {
 		switch (opt) {
 		case '6':
 			family = AF_INET6;
@@ -79,13 +110,17 @@ int main(int argc, char **argv)
 		case 'n':
 			limit = atol(optarg);
 			break;
+		case 'P':
+			base = atol(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-6] [-d SECONDS] [-n REQUESTS] DELAY_MS...\n",
+			fprintf(stderr, "usage: %s [-6] [-d SECONDS] [-n REQUESTS] [-P PORT] DELAY_MS...\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (optind == argc || argc - optind > MAX_SERVERS || secs <= 0) {
+	if (optind == argc || argc - optind > MAX_SERVERS || secs <= 0 ||
+	    base < 0 || base + argc - optind > 65536) {
 		fprintf(stderr, "%s: give 1 to %d delays in ms and a positive duration\n",
 			argv[0], MAX_SERVERS);
 		return 2;
@@ -98,8 +133,11 @@ int main(int argc, char **argv)
 		c->limit = limit;
 		c->deadline = limit ? UINT64_MAX :
 			      now_ns() + (uint64_t)(secs * 1e9);
-		if (server_start(&c->srv, family,
-				 (uint64_t)(atof(argv[i]) * 1e6))) {
+		if (base ? server_start_at(&c->srv, family,
+					   (uint64_t)(atof(argv[i]) * 1e6),
+					   base + n) :
+			   server_start(&c->srv, family,
+					(uint64_t)(atof(argv[i]) * 1e6))) {
 			perror("server");
 			return 1;
 		}

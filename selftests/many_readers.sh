@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Many readers at once, each with its own windows and filters: `kprof top
+# --json` at 0.1 s, `top --json -i 1 --rport A`, a `kprof record` and a
+# Prometheus `top -q` at 5 s read side by side while a workload makes a
+# known number of requests to ports A and B.  Each reader counts every
+# one of them that its filter takes exactly once, whoever else snapshots
+# (API 2.0: cumulative counts, windows and configurations per reader),
+# and none says it skipped or lost anything.
+. "$(dirname "$0")/lib.sh"
+
+WL=$KP_DIR/tcp_workload
+N=300		# requests per server
+tmp=$(mktemp -d)
+pids=''
+trap 'kill -KILL $pids 2>/dev/null; rm -rf "$tmp"' EXIT
+
+tap_plan 6
+kp_unload
+kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
+
+# two free ports in a row for the workload's servers
+ports=$(python3 -I -S - <<'PY'
+import socket
+for base in range(20000, 60000, 97):
+    try:
+        ss = [socket.socket() for _ in range(2)]
+        for i, s in enumerate(ss):
+            s.bind(("127.0.0.1", base + i))
+        print(base, base + 1)
+        break
+    except OSError:
+        pass
+    finally:
+        for s in ss:
+            s.close()
+PY
+)
+A=${ports%% *}
+
+# every request under stack ID 0 (one row per endpoint and role)
+opts="--no-cpu --threshold 100s"
+"$KPROF_BIN" top --json -i 0.1 --top 1000 $opts >"$tmp/t1.json" 2>"$tmp/t1.err" &
+t1=$!
+"$KPROF_BIN" top --json -i 1 --top 1000 --rport "$A" $opts \
+	>"$tmp/t2.json" 2>"$tmp/t2.err" &
+t2=$!
+"$KPROF_BIN" record -d 3600 --format json -o "$tmp/rec.json" $opts \
+	>"$tmp/rec.out" 2>&1 &
+rec=$!
+"$KPROF_BIN" top -q -i 5 --prometheus "$tmp/prom.txt" $opts \
+	>"$tmp/prom.out" 2>&1 &
+prom=$!
+pids="$t1 $t2 $rec $prom"
+
+# all four hold their session (their first read is taken right after)
+end=$(($(date +%s) + 60))
+until [ "$("$KPROF_BIN" status --json 2>/dev/null |
+	   python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 4 ]; do
+	[ "$(date +%s)" -lt $end ] || break
+	sleep 0.2
+done
+[ "$(date +%s)" -lt $end ]
+tap_result $? "four readers hold a session each"
+# the last one's first read: a workload started now counts in full
+sleep 1
+
+"$WL" -n $N -P "$A" 1 2 >"$tmp/wl.out" || tap_diag "workload failed"
+tap_diag "workload: $(tr '\n' ' ' <"$tmp/wl.out")"
+
+# counted CHECKER FILE PORT...: the client requests to PORTs in FILE
+counted()
+{
+	python3 -I -S - "$@" <<'PY'
+import json, re, sys
+kind, path, ports = sys.argv[1], sys.argv[2], {int(p) for p in sys.argv[3:]}
+n = {p: 0 for p in ports}
+if kind == "top":
+    for line in open(path):
+        for r in json.loads(line)["tcp"]:
+            if r["role"] == "client" and r["rport"] in ports:
+                n[r["rport"]] += r["count"]
+elif kind == "rec":
+    for r in json.load(open(path))["tcp"]:
+        if r["role"] == "client" and r["rport"] in ports:
+            n[r["rport"]] += r["count"]
+else:
+    for line in open(path):
+        m = re.match(r'kprof_tcp_request_duration_seconds_count\{.*rport="(\d+)",role="client"\} (\d+)$', line)
+        if m and int(m.group(1)) in ports:
+            n[int(m.group(1))] += int(m.group(2))
+print(" ".join(str(n[p]) for p in sorted(ports)))
+PY
+}
+
+want="$N $N"
+want_a="$N 0"	# --rport A: port B's rows are not its
+# wait_count KIND FILE WANT: the reader has counted them all (or 60 s)
+wait_count()
+{
+	end=$(($(date +%s) + 60))
+	while [ "$(date +%s)" -lt $end ]; do
+		[ "$(counted "$1" "$2" $ports 2>/dev/null)" = "$3" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+wait_count top "$tmp/t1.json" "$want"
+wait_count top "$tmp/t2.json" "$want_a"
+wait_count prom "$tmp/prom.txt" "$want"
+kill -INT "$rec" "$t1" "$t2" "$prom"
+for p in $pids; do wait "$p"; done
+pids=''
+
+for r in "top -i 0.1:top:$tmp/t1.json:$want" \
+	 "top -i 1 --rport A:top:$tmp/t2.json:$want_a" \
+	 "record:rec:$tmp/rec.json:$want" \
+	 "Prometheus top -i 5:prom:$tmp/prom.txt:$want"; do
+	name=${r%%:*} rest=${r#*:}
+	kind=${rest%%:*} rest=${rest#*:}
+	file=${rest%%:*} w=${rest#*:}
+	got=$(counted "$kind" "$file" $ports)
+	tap_diag "$name counted $got of $w (ports $ports)"
+	[ "$got" = "$w" ]
+	tap_result $? "$name: every request of the workload it takes counted exactly once"
+done
+! grep -q "no window this time" "$tmp"/*.err "$tmp/rec.out" "$tmp/prom.out"
+tap_result $? "no reader missed a read"
+cat "$tmp"/*.err "$tmp/rec.out" "$tmp/prom.out" | sed 's/^/# /'
+tap_finish
