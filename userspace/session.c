@@ -254,6 +254,12 @@ static int choose_run(struct kp_session *s, unsigned int want)
 /*
  * Snapshot and copy.  Returns 0 with @cum filled, 1 when the mapping
  * kept changing (printed), -1 on a fatal error (printed).
+ *
+ * The module evicts a row once every reader has taken a snapshot after
+ * the one following the row's last change, counting on each reader to
+ * copy the region between two of its snapshots.  So after a copy that
+ * failed, the next read only copies: any later copy holds the counts of
+ * the snapshot whose copy failed, and nothing is lost.
  */
 static int read_region(struct kp_session *s, struct kp_snapshot *cum)
 {
@@ -261,10 +267,11 @@ static int read_region(struct kp_session *s, struct kp_snapshot *cum)
 	uint64_t gen;
 	int ret;
 
-	if (snapshot_ioctl(s, &gen))
+	if (!s->copy_owed && snapshot_ioctl(s, &gen))
 		return -1;
 	ret = kp_snapshot_copy(s->map.base, s->map.size, cum, why,
 			       sizeof(why));
+	s->copy_owed = ret == -EAGAIN;
 	if (ret == -EAGAIN) {
 		kp_err("no window this time (the next one covers it): %s",
 		       why);

@@ -72,6 +72,7 @@ struct kp_session {
 	struct kprof_config cfg;	/* this session's, as set */
 	uint32_t tgid;		/* -p: CPU rows of other processes ignored */
 	struct kp_window win;	/* this reader's windows (API 2.0) */
+	int copy_owed;		/* the last copy failed: copy, no snapshot */
 };
 
 /*
@@ -87,9 +88,9 @@ int kp_session_start(struct kp_session *s, const char *cmd,
 /*
  * Read: the window since this session's last read, into @snap.  Other
  * readers take nothing from it.  Returns 0, 1 when the mapping could not
- * be copied this time (printed; nothing to free; the next window covers
- * this one's time too, so nothing is lost), -1 on a fatal error
- * (printed).
+ * be copied this time (printed; nothing to free; the next read copies
+ * again without a snapshot, so its window covers this one's time too and
+ * nothing is lost), -1 on a fatal error (printed).
  */
 int kp_session_snapshot(struct kp_session *s, struct kp_snapshot *snap);
 

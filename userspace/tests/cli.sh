@@ -632,6 +632,15 @@ rc=$?
 result "$( [ $rc -eq 0 ] && [ ! -s "$ERR" ] &&
 	   [ "$(python3 -c 'import json, sys; print(" ".join(str(json.loads(l)["requests"]) for l in open(sys.argv[1])))' "$OUT")" = "232 116" ]; echo $?)" \
 	"top: another reader's snapshot before our copy loses nothing: that window holds both intervals"
+rm -f "$LOG"
+env KPROF_FAKE_ODD=2 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
+	LD_PRELOAD="$FAKE" "$KPROF" top -n 3 -i 0.05 --json >"$OUT" 2>"$ERR"
+rc=$?
+# the copy after snapshot 2 fails; the next read copies without a snapshot
+result "$( [ $rc -eq 0 ] && grep -q '^kprof: no window this time (the next one covers it): generation 5 stayed odd' "$ERR" &&
+	   [ "$(grep -E '^(SNAPSHOT|generation)' "$LOG" | cut -d' ' -f1,2 | tr '\n' ' ')" = "SNAPSHOT 1 SNAPSHOT 2 generation 4 SNAPSHOT 3 SNAPSHOT 4 " ] &&
+	   [ "$(python3 -c 'import json, sys; print(sum(json.loads(l)["requests"] for l in open(sys.argv[1])))' "$OUT")" -eq $((116 * 3)) ]; echo $?)" \
+	"top: after a copy that failed, the next read copies without a snapshot (the module may evict what it has not copied)"
 
 expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.0, this kprof speaks 2\.[0-9]+; install matching versions$' "top on an API 1.0 module: exit 1" -- \
 	env KPROF_FAKE_OLD=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top

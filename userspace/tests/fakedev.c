@@ -17,7 +17,9 @@
  * KPROF_FAKE_EXTRA_ROWS=N (N more TCP rows after the four below, 10.1.x.y
  * clients with two requests each: a large interval for profiling),
  * KPROF_FAKE_THRESHOLD=NS (the module's threshold in the header: another
- * reader's lower one).  Like kprofmod since API 2.0, the rows and counters
+ * reader's lower one), KPROF_FAKE_ODD=N (the Nth snapshot leaves the
+ * generation odd, as if still writing, until the reader next waits in
+ * ppoll()).  Like kprofmod since API 2.0, the rows and counters
  * are cumulative: each snapshot adds one interval's worth to them.
  *
  * While sampling runs, each interval has 150 samples, 50 of them idle, in
@@ -40,6 +42,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <poll.h>
 
 #include <linux/kprof.h>
 
@@ -487,6 +491,29 @@ static void publish(void)
 	__atomic_store_n(&h->generation, generation, __ATOMIC_RELEASE);
 }
 
+/* KPROF_FAKE_ODD: the write "finishes" while the reader waits. */
+static int odd_pending;
+
+int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+	  const sigset_t *mask)
+{
+	static int (*real)(struct pollfd *, nfds_t, const struct timespec *,
+			   const sigset_t *);
+
+	if (odd_pending && region) {
+		struct kprof_mmap_header *h = (void *)region;
+
+		odd_pending = 0;
+		__atomic_store_n(&h->generation, generation, __ATOMIC_RELEASE);
+		fake_log("generation %llu even again",
+			 (unsigned long long)generation);
+	}
+	if (!real)
+		real = (int (*)(struct pollfd *, nfds_t, const struct timespec *,
+				const sigset_t *))dlsym(RTLD_NEXT, "ppoll");
+	return real(fds, n, ts, mask);
+}
+
 /* --- ioctls ---------------------------------------------------------------- */
 
 /* sample_hz 0 on SET_CONFIG keeps the rate (99 until first set). */
@@ -661,6 +688,11 @@ int ioctl(int fd, unsigned long req, ...)
 		/* Another reader's snapshot lands before we copy ours. */
 		if (snapshots == env_num("KPROF_FAKE_STEAL", 0))
 			publish();
+		if (snapshots == env_num("KPROF_FAKE_ODD", 0)) {
+			__atomic_store_n(&((struct kprof_mmap_header *)region)->generation,
+					 generation + 1, __ATOMIC_RELEASE);
+			odd_pending = 1;
+		}
 		fake_log("SNAPSHOT %u gen=%llu", snapshots,
 		     (unsigned long long)snap->generation);
 		return 0;
