@@ -152,13 +152,21 @@ static void kprof_config_widen(struct kprof_config *m,
 
 static void kprof_sessions_lost_cpu(void);
 
+/* What a session that never set a configuration asks for: the defaults. */
+static const struct kprof_config kprof_config_default = {
+	.size = sizeof(struct kprof_config),
+	.threshold_ns = NSEC_PER_MSEC,
+};
+
 /*
- * Install what the holders' configurations widen into; when no session
- * holding something has set one, @fallback's (the caller of SET_CONFIG),
- * else the configuration in place stays.  A sampling rate that cannot be
- * set is an error, with the old rate kept (see kprof_sample_set_hz()).
+ * Install what the holders' configurations widen into (the defaults for
+ * a holder that set none); with no holder, @fallback's (the caller of
+ * SET_CONFIG), else the configuration in place stays.  A sampling rate
+ * that cannot be set is an error, with the old rate kept (see
+ * kprof_sample_set_hz()): when @strict nothing changes, else the rest is
+ * installed all the same.
  */
-static int kprof_config_apply(struct kprof_session *fallback)
+static int kprof_config_apply(struct kprof_session *fallback, bool strict)
 {
 	struct kprof_config *m = NULL;
 	struct kprof_session *s;
@@ -166,12 +174,14 @@ static int kprof_config_apply(struct kprof_session *fallback)
 
 	lockdep_assert_held(&kprof_ctl_lock);
 	list_for_each_entry(s, &kprof_session_list, node) {
-		if (!s->cfg || !s->held)
+		const struct kprof_config *c = s->cfg ?: &kprof_config_default;
+
+		if (!s->held)
 			continue;
 		if (m)
-			kprof_config_widen(m, s->cfg);
+			kprof_config_widen(m, c);
 		else
-			m = kmemdup(s->cfg, sizeof(*m), GFP_KERNEL);
+			m = kmemdup(c, sizeof(*m), GFP_KERNEL);
 		if (!m)
 			return -ENOMEM;
 	}
@@ -185,12 +195,12 @@ static int kprof_config_apply(struct kprof_session *fallback)
 	if (m->sample_hz)
 		ret = kprof_sample_set_hz(m->sample_hz);
 	kprof_sessions_lost_cpu();
-	if (ret) {
+	if (ret && strict) {
 		kfree(m);
 		return ret;
 	}
 	kprof_tcp_set_config(m);
-	return 0;
+	return ret;
 }
 
 /* Drop @what from what @s holds; stop what no session holds any more. */
@@ -235,7 +245,7 @@ int kprof_ctl_start(struct kprof_session *s, u32 what)
 		kprof_holders_tcp += !!(add & KPROF_RUN_TCP);
 		kprof_holders_cpu += !!(add & KPROF_RUN_CPU);
 		/* its configuration joins what runs; a rate kept is no error */
-		kprof_config_apply(NULL);
+		kprof_config_apply(NULL, false);
 	}
 	mutex_unlock(&kprof_ctl_lock);
 	if (!ret)
@@ -250,7 +260,7 @@ int kprof_ctl_stop(struct kprof_session *s, u32 what)
 		return -EINVAL;
 	mutex_lock(&kprof_ctl_lock);
 	kprof_session_drop(s, what);
-	kprof_config_apply(NULL);
+	kprof_config_apply(NULL, false);
 	mutex_unlock(&kprof_ctl_lock);
 	return 0;
 }
@@ -279,7 +289,7 @@ void kprof_ctl_release(struct kprof_session *s)
 	list_del(&s->node);
 	kprof_sessions--;
 	/* what runs narrows to the others' (kept as it is without memory) */
-	kprof_config_apply(NULL);
+	kprof_config_apply(NULL, false);
 	mutex_unlock(&kprof_ctl_lock);
 	put_pid(s->opener);
 	kfree(s->cfg);
@@ -359,7 +369,7 @@ int kprof_ctl_set_config(struct kprof_session *s,
 	mutex_lock(&kprof_ctl_lock);
 	old = s->cfg;
 	s->cfg = n;
-	ret = kprof_config_apply(s);
+	ret = kprof_config_apply(s, true);
 	if (ret) {
 		s->cfg = old;
 		kfree(n);

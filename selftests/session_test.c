@@ -504,7 +504,7 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 				     .roles = 1U << KPROF_ROLE_CLIENT,
 				     .nr_rports = 1, .rports = { 443 } };
 	struct kprof_config other = mine, got;
-	int fd2 = open_dev(), st;
+	int fd2 = open_dev(), fd3, st;
 	int ready, go;
 	pid_t pid;
 
@@ -557,7 +557,48 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	EXPECT_EQ(50 * MS, got.threshold_ns);
 	EXPECT_EQ(1, got.nr_rports);
 	EXPECT_EQ(8443, got.rports[0]);
+
+	/* a holder that set nothing asks for the defaults: every port, 1 ms */
+	fd3 = open_dev();
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, kp_ctl(fd3, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, running_config(fd2, &got));
+	EXPECT_EQ(1 * MS, got.threshold_ns);
+	EXPECT_EQ(0, got.nr_rports);
+	close(fd3);
 	close(fd2);
+}
+
+/*
+ * A START whose sampling rate cannot run (kprof_peer makes every CPU's
+ * event fail) still puts the session's filters and threshold in effect:
+ * only the rate is kept, and sampling, which could not restart, is held
+ * by none.
+ */
+TEST_F(session, start_installs_the_config_when_the_rate_cannot_run)
+{
+	struct kprof_config cfg = { .threshold_ns = 2 * MS, .sample_hz = 250 };
+	struct kprof_config got;
+	int ready, go, st;
+	pid_t pid;
+
+	ASSERT_EQ(0, kprof_test_peer_load())
+		TH_LOG("KPROF_PEER_KO: make peer-module");
+	pid = holder_start(KPROF_RUN_ALL, &ready, &go);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, holder_ready(ready));
+	/* not holding yet: nothing changes, nothing fails */
+	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-2"));
+	EXPECT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	EXPECT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1"));
+	ASSERT_EQ(0, running_config(self->fd, &got));
+	EXPECT_EQ(2 * MS, got.threshold_ns);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	close(ready);
+	close(go);
+	EXPECT_EQ(0, system("rmmod kprof_peer"));
 }
 
 /*

@@ -227,8 +227,9 @@ struct kprof_ctl {
  * through at least what it asked for: the union of @roles, @families,
  * @rports and @lports (0, "all", wins; more than KPROF_MAX_PORTS ports
  * become any port), @tgid and @cgroup_id only when all name the same
- * (else 0), the lowest @threshold_ns and the highest @sample_hz.  While
- * no session holds anything, the caller's runs.  GET returns what runs.
+ * (else 0), the lowest @threshold_ns and the highest @sample_hz; a
+ * holder that set none asks for the defaults.  While no session holds
+ * anything, the caller's runs.  GET returns what runs.
  * A session's configuration goes with it.  Rows carry the remote port,
  * role and family, so a reader can keep its own exactly; local ports,
  * the process and the cgroup it cannot tell apart in the rows.
@@ -289,8 +290,10 @@ struct kprof_config {
  * that every session's reader has taken and since taken another one
  * after (so it has copied the row's final counts); a reader that never
  * reads again keeps every row from going, and rows that do not fit are
- * counted in drops_export.  One open file is one reader: threads sharing
- * it must copy the region before their next snapshot.
+ * counted in drops_export.  So a reader must copy the region after each
+ * of its snapshots before it takes the next one; when a copy fails (the
+ * generation kept changing), it copies again without a snapshot.  One
+ * open file is one reader: threads sharing it share that duty.
  */
 struct kprof_snapshot {
 	__u32 size;
