@@ -750,6 +750,19 @@ static void reader_session(int fd, unsigned int what, int stop)
 	struct kprof_sessions *ss;
 	unsigned int i, held = 0;
 
+	/*
+	 * A session that starts without a configuration widens what runs
+	 * to the defaults (every port and role); in the exact phase it asks
+	 * for the main session's ports, so nothing that filters changes.
+	 */
+	if (exact) {
+		struct kprof_config c = { .size = sizeof(c) };
+
+		set_ports(&c);
+		c.sample_hz = SAMPLE_HZ;
+		if (kp_config(fd, &c))
+			reader_error("SET_CONFIG in a reader's session", errno);
+	}
 	if (kp_ctl(fd, KPROF_IOC_START, what)) {
 		reader_error("START in a reader's session", errno);
 		return;
