@@ -7,7 +7,8 @@
  *	(IPv4 and IPv6) and, with -n, from one network namespace to another
  *	(SERVER_NS listens on ADDR), while other threads close intervals at
  *	100 Hz and read the mmap, toggle START/STOP, change the
- *	configuration, open/mmap/munmap/close the device, sample CPUs at
+ *	configuration, open/mmap/munmap/close the device, open sessions
+ *	that start something and close them at 100 Hz, sample CPUs at
  *	999 Hz, try to unload the module (must fail: the device is open)
  *	and, with -H, take CPU1 offline and online again.
  *	With -x (exact) tracing stays on and nothing that filters changes:
@@ -855,6 +856,39 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Sessions that come and go at 100 Hz (or as fast as the emulator lets
+ * them): open, start something, maybe stop it, close.  Each close is a
+ * release that gives up what the session held, under traffic.
+ */
+static atomic_ulong churn_sessions;
+
+static void *churn_main(void *arg)
+{
+	unsigned int seed = 13;
+	uint64_t next = now_ns(), now;
+
+	while (!atomic_load(&stop_chaos)) {
+		int fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			reader_error("open for a session", errno);
+		} else {
+			reader_session(fd, 1 + rnd(&seed, KPROF_RUN_ALL),
+				       rnd(&seed, 2));
+			close(fd);
+			atomic_fetch_add(&churn_sessions, 1);
+		}
+		next += 10 * MS;
+		now = now_ns();
+		if (next > now)
+			sleep_ns(next - now);
+		else
+			next = now;
+	}
+	return NULL;
+}
+
 /* The device is open: unloading must be refused, every time. */
 static void *rmmod_main(void *arg)
 {
@@ -994,7 +1028,7 @@ static int run(unsigned int secs, int hotplug)
 		.threshold_ns = MS,
 		.sample_hz = SAMPLE_HZ,
 	};
-	pthread_t snapper, toggler, configer, readers[2], rmt, hp;
+	pthread_t snapper, toggler, configer, readers[2], churner, rmt, hp;
 	uint64_t calls0 = 0, calls1 = 0, ref_n = 0;
 	struct kprof_test_ref ref = { .fd = -1 };
 	struct kprof_cpu_cost cpu1;
@@ -1053,6 +1087,7 @@ static int run(unsigned int secs, int hotplug)
 	for (i = 0; i < 2; i++)
 		pthread_create(&readers[i], NULL, reader_main,
 			       (void *)(uintptr_t)(i + 1));
+	pthread_create(&churner, NULL, churn_main, NULL);
 	pthread_create(&rmt, NULL, rmmod_main, NULL);
 	if (hotplug)
 		pthread_create(&hp, NULL, hotplug_main, &hp_stop);
@@ -1079,6 +1114,7 @@ static int run(unsigned int secs, int hotplug)
 	pthread_join(snapper, NULL);
 	for (i = 0; i < 2; i++)
 		pthread_join(readers[i], NULL);
+	pthread_join(churner, NULL);
 	pthread_join(rmt, NULL);
 	if (snapshot(dev_fd, &gen))
 		cnt.errors++;
@@ -1096,10 +1132,12 @@ static int run(unsigned int secs, int hotplug)
 	diag("%s phase: %.1f s, %llu loopback and %llu namespace requests, %lu connections",
 	     exact ? "exact" : "chaos", done / 1e9, (unsigned long long)lo,
 	     (unsigned long long)ns, atomic_load(&reconnects));
-	diag("%llu snapshots (%.0f/s, slowest %.0f ms), %lu control calls, %lu reader loops, %lu delete_module tries, %lu CPU1 offline/online cycles",
+	diag("%llu snapshots (%.0f/s, slowest %.0f ms), %lu control calls, %lu reader loops, %lu sessions opened and closed (%.0f/s), %lu delete_module tries, %lu CPU1 offline/online cycles",
 	     (unsigned long long)cnt.snapshots, cnt.snapshots / (done / 1e9),
 	     snap_max_ns / 1e6,
 	     atomic_load(&ctl_calls), atomic_load(&reader_loops),
+	     atomic_load(&churn_sessions),
+	     atomic_load(&churn_sessions) / (done / 1e9),
 	     atomic_load(&rm_tries), atomic_load(&hp_cycles));
 
 	check(!atomic_load(&traffic_errors) && lo && (!ns_addr || ns) && !live,
@@ -1179,7 +1217,8 @@ static int run(unsigned int secs, int hotplug)
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	i = ioctl(dev_fd, KPROF_IOC_GET_INFO, &info);
-	check(!i && atomic_load(&session_starts) && !info.running &&
+	check(!i && atomic_load(&session_starts) &&
+	      atomic_load(&churn_sessions) && !info.running &&
 	      !info.holders_tcp && !info.holders_cpu && info.sessions == 1,
 	      "%s: %lu reader sessions started tracing or sampling and were closed; after the last STOP nothing runs (running %#x, held by %u/%u, %u sessions open)",
 	      exact ? "exact" : "chaos", atomic_load(&session_starts),

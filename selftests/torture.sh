@@ -4,7 +4,8 @@
 # threads over many connections, on loopback and between two network
 # namespaces over a veth pair, while intervals close at 100 Hz, tracing
 # starts and stops, the configuration changes, readers open, map, unmap
-# and close the device, CPUs are sampled at 999 Hz and CPU1 goes offline
+# and close the device, sessions that start tracing or sampling open and
+# close at 100 Hz, CPUs are sampled at 999 Hz and CPU1 goes offline
 # and online; rmmod is tried throughout and must be refused while the
 # device is open.  Then an exact phase (tracing on throughout, nothing
 # that filters changes): every completed request counted exactly once,
