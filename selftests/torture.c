@@ -603,6 +603,18 @@ static int header_read(const void *map, struct kprof_mmap_header *out)
 	return -1;
 }
 
+/* Sleep until *@next + 10 ms, or not at all when that has passed. */
+static void tick_100hz(uint64_t *next)
+{
+	uint64_t now = now_ns();
+
+	*next += 10 * MS;
+	if (*next > now)
+		sleep_ns(*next - now);
+	else
+		*next = now;
+}
+
 static int snapshot(int fd, uint64_t *gen)
 {
 	struct kprof_snapshot s = { .size = sizeof(s) };
@@ -638,13 +650,7 @@ static void *snapper_main(void *arg)
 				diag("snapper: inconsistent header");
 			}
 		}
-		/* 100 Hz, or as fast as snapshots go */
-		next += 10 * MS;
-		now = now_ns();
-		if (next > now)
-			sleep_ns(next - now);
-		else
-			next = now;
+		tick_100hz(&next);	/* or as fast as snapshots go */
 	}
 	return NULL;
 }
@@ -866,7 +872,7 @@ static atomic_ulong churn_sessions;
 static void *churn_main(void *arg)
 {
 	unsigned int seed = 13;
-	uint64_t next = now_ns(), now;
+	uint64_t next = now_ns();
 
 	while (!atomic_load(&stop_chaos)) {
 		int fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
@@ -879,12 +885,7 @@ static void *churn_main(void *arg)
 			close(fd);
 			atomic_fetch_add(&churn_sessions, 1);
 		}
-		next += 10 * MS;
-		now = now_ns();
-		if (next > now)
-			sleep_ns(next - now);
-		else
-			next = now;
+		tick_100hz(&next);
 	}
 	return NULL;
 }
