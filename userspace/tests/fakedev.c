@@ -19,7 +19,8 @@
  * KPROF_FAKE_THRESHOLD=NS (the module's threshold in the header: another
  * reader's lower one), KPROF_FAKE_ODD=N (the Nth snapshot leaves the
  * generation odd, as if still writing, until the reader next waits in
- * ppoll()).  Like kprofmod since API 2.0, the rows and counters
+ * ppoll()), KPROF_FAKE_WAITS=1 (log every waitpid()).  Like kprofmod
+ * since API 2.0, the rows and counters
  * are cumulative: each snapshot adds one interval's worth to them.
  *
  * While sampling runs, each interval has 150 samples, 50 of them idle, in
@@ -40,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -512,6 +514,21 @@ int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		real = (int (*)(struct pollfd *, nfds_t, const struct timespec *,
 				const sigset_t *))dlsym(RTLD_NEXT, "ppoll");
 	return real(fds, n, ts, mask);
+}
+
+/*
+ * KPROF_FAKE_WAITS=1: log every waitpid(), so that a test can count how
+ * often a reader looked for its child's exit (a poll shows as many).
+ */
+pid_t waitpid(pid_t pid, int *status, int options)
+{
+	static pid_t (*real)(pid_t, int *, int);
+
+	if (env_num("KPROF_FAKE_WAITS", 0))
+		fake_log("waitpid");
+	if (!real)
+		real = (pid_t (*)(pid_t, int *, int))dlsym(RTLD_NEXT, "waitpid");
+	return real(pid, status, options);
 }
 
 /* --- ioctls ---------------------------------------------------------------- */
