@@ -771,19 +771,11 @@ int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 	return 0;
 }
 
-/*
- * Install @n from kprof_tcp_prepare_config(), which it now owns.  The
- * same configuration again (a session that starts or goes while another
- * one's keeps what runs) changes nothing and waits for no grace period.
- */
+/* Install @n from kprof_tcp_prepare_config(), which it now owns. */
 void kprof_tcp_set_config(struct kprof_config *n)
 {
 	struct kprof_config *old = rcu_dereference_protected(kprof_cfg, true);
 
-	if (!memcmp(old, n, sizeof(*n))) {
-		kfree(n);
-		return;
-	}
 	rcu_assign_pointer(kprof_cfg, n);
 	kprof_wait_handlers();
 	kfree(old);
