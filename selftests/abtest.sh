@@ -56,7 +56,16 @@ tap_check "TCP workload: a non-zero overhead, not within noise" \
 tap_result $? "abtest on an idle command exits 0"
 v=$(verdict "$tmp/idle.json" 'o["within_noise"]')
 tap_diag "idle: ${v%%$'\n'*}"
-tap_check "idle command: within noise" test "${v##*$'\n'}" = True
+# The debug kernel's VM runs both vCPUs in one host thread, so the
+# kernel's own work after a STOP (unregistering the probes; KASAN makes
+# it slow) takes emulation time from the detached run on the other vCPU:
+# one run found sleep 0.3 faster attached in 8 of 8 rounds (median -6%).
+# The other kernels' VMs check it.
+if [ "${KPROF_DEBUG_KERNEL:-0}" = 1 ]; then
+	echo "ok $((kp_ntest += 1)) idle command: within noise # SKIP timing on the debug kernel"
+else
+	tap_check "idle command: within noise" test "${v##*$'\n'}" = True
+fi
 
 # another reader, tracing from its first interval (its own sign) until
 # abtest has answered

@@ -37,9 +37,10 @@ tap_check "nothing on stderr" test ! -s "$tmp/err"
 # check NAME: one python check of the report, NAME selects it
 check()
 {
-	python3 -I -S - "$1" "$tmp/r.json" "$port" <<'PY'
+	python3 -I -S - "$1" "$tmp/r.json" "$port" "${KPROF_DEBUG_KERNEL:-0}" <<'PY'
 import json, math, sys
 what, path, port = sys.argv[1], sys.argv[2], int(sys.argv[3] or 0)
+debug = sys.argv[4] == "1"
 o = json.load(open(path))
 if what == "fields":
     for k in ("schema", "module", "window", "cpu", "hot_functions",
@@ -62,8 +63,10 @@ elif what == "spin":
     p = a["self_share"]
     print("# spin_hot_a self %.3f (ceiling %.3f), spin_hot_b self %.3f" % (p, a["self_ceiling"], b["self_share"]))
     # one CPU of two spins, 3/4 of it in spin_hot_a: about 0.37 to 0.75
-    # of the busy samples, depending on what else runs
-    assert 0.2 <= p <= 0.9, p
+    # of the busy samples, depending on what else runs.  On the debug
+    # kernel (KASAN), with both vCPUs in one host thread, the TCP
+    # workload's own kernel time took most of them: 0.17 in one run
+    assert (0.1 if debug else 0.2) <= p <= 0.9, p
     assert abs(a["self_ceiling"] - 1 / (1 - p)) < 1e-9 * a["self_ceiling"]
     assert a["self_samples"] <= a["total_samples"]
     assert 0.6 <= a["self_samples"] / (a["self_samples"] + b["self_samples"]) <= 0.9
