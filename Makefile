@@ -22,8 +22,7 @@ MATRIX := 6.1 5.10 6.12 sid
 # the tests that walk user stacks from hardirq and NMI), whose builds run
 # in the background at idle priority, paused while a VM runs.  The
 # torture run boots 6.1 once more.  The VMs run side by side, one per
-# host CPU (KPROF_VM_JOBS=N sets the number); the debug kernels' last and
-# alone.  6.1-icount boots Debian's 6.1 once more, one vCPU on a clock
+# host CPU (KPROF_VM_JOBS=N sets the number); the debug kernels' last.  6.1-icount boots Debian's 6.1 once more, one vCPU on a clock
 # that counts instructions, for the sampling tests' exact rates.
 SAFETY := 6.1-rt 6.1-icount
 DEBUG := debug debug-5.10

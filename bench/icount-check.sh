@@ -13,10 +13,11 @@
 # within 0.01%, whatever the host does.  The first run of a boot is
 # longer (caches of the kernel filling up): each configuration runs once
 # unmeasured, then BENCH_RUNS times.  After insmod and after a
-# reader starts, the guest idles 5 s first (free on this clock).  A
-# request with the module loaded and idle cost 426 instructions in five
-# boots and about 845 in three, for a reason not found yet: the gate is
-# not in CI until it is.
+# reader starts, the guest idles 5 s first (free on this clock).  Before
+# kprofmod registered its kprobes only while tracing, a request with the
+# module loaded and idle cost 426 instructions in five boots and about
+# 845 in three, and tracking once 1295 instead of 856, for a reason not
+# found: the gate is not in CI until that is understood.
 #
 # Measured, each against the same boot's run without kprofmod:
 #   tcp_request       per request, TCP tracking without stacks (a reader

@@ -662,7 +662,7 @@ static struct kretprobe kprof_krp_recvmsg = {
 	.maxactive = 64,
 };
 
-/* Attach points, registered in this order at load. */
+/* Attach points, registered in this order. */
 static struct kprobe *const kprof_kps[] = {
 	&kprof_kp_destroy,
 	&kprof_kp_close,
@@ -705,13 +705,107 @@ bool kprof_tcp_start_possible(void)
 				  KPROF_ATTACH_TCP_DESTROY_SOCK));
 }
 
-/* Caller serialises start, stop and config. */
+/*
+ * A kprobe back to what it was before its last registration, so that it
+ * can be registered again: register_kprobe() refuses one that has both
+ * an address (set by the last registration) and a symbol name.
+ */
+static void kprof_kp_fresh(struct kprobe *p)
+{
+	const char *sym = p->symbol_name;
+	kprobe_pre_handler_t pre = p->pre_handler;
+
+	memset(p, 0, sizeof(*p));
+	p->symbol_name = sym;
+	p->pre_handler = pre;
+}
+
+static void kprof_krp_fresh(struct kretprobe *rp)
+{
+	struct kretprobe t = {
+		.kp.symbol_name = rp->kp.symbol_name,
+		.entry_handler = rp->entry_handler,
+		.handler = rp->handler,
+		.data_size = rp->data_size,
+		.maxactive = rp->maxactive,
+	};
+
+	*rp = t;
+}
+
+/*
+ * Unregister every probe in @kps (@n of them) and the kretprobe if
+ * @krp: one grace period for all the kprobes rather than one each.
+ * Once it returns no pre-handler runs; a kretprobe's return handler may
+ * still run for a call that entered before (it finds TCP stopped).
+ */
+static void kprof_tcp_unregister(struct kprobe **kps, int n, bool krp)
+{
+	if (n)
+		unregister_kprobes(kps, n);
+	if (krp)
+		unregister_kretprobe(&kprof_krp_recvmsg);
+}
+
+/*
+ * Register the probes that kprof_tcp_init() found attachable, in the
+ * order of kprof_kps[] (the close hooks before the hooks that start a
+ * request); all or none.  Nothing of kprofmod is in the probed
+ * functions while no probe is registered.
+ */
+static int kprof_tcp_arm(void)
+{
+	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
+	int i, n = 0, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
+		if (!(kprof_attached & kprof_kp_bits[i]))
+			continue;
+		kprof_kp_fresh(kprof_kps[i]);
+		ret = register_kprobe(kprof_kps[i]);
+		if (ret)
+			break;
+		kps[n++] = kprof_kps[i];
+	}
+	if (!ret && (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)) {
+		kprof_krp_fresh(&kprof_krp_recvmsg);
+		ret = register_kretprobe(&kprof_krp_recvmsg);
+	}
+	if (ret) {
+		pr_warn("cannot register the TCP probes (%d)\n", ret);
+		kprof_tcp_unregister(kps, n, false);
+	}
+	return ret;
+}
+
+static void kprof_tcp_disarm(void)
+{
+	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
+	int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
+		if (kprof_attached & kprof_kp_bits[i])
+			kps[n++] = kprof_kps[i];
+	kprof_tcp_unregister(kps, n,
+			     kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET);
+}
+
+/*
+ * Caller serialises start, stop and config.  The probes are registered
+ * here and unregistered by the stop: while TCP tracing is stopped no
+ * probe of kprofmod is in the kernel.
+ */
 int kprof_tcp_start(void)
 {
+	int ret;
+
 	if (!kprof_tcp_start_possible())
 		return -EOPNOTSUPP;
 	if (kprof_running)
 		return 0;
+	ret = kprof_tcp_arm();
+	if (ret)
+		return ret;
 	/* the table was cleared at load or by the last stop */
 	smp_store_release(&kprof_running, true);
 	return 0;
@@ -722,7 +816,10 @@ void kprof_tcp_stop(void)
 	if (!kprof_running)
 		return;
 	WRITE_ONCE(kprof_running, false);
-	kprof_wait_handlers();
+	kprof_tcp_disarm();
+	/* a kretprobe's return handler may have seen it running */
+	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)
+		kprof_wait_handlers();
 	/* nothing can see the table now: requests in flight are forgotten */
 	memset(kprof_flights, 0, array_size(kprof_inflight_max,
 					    sizeof(*kprof_flights)));
@@ -864,7 +961,10 @@ int kprof_tcp_init(void)
 	RCU_INIT_POINTER(kprof_cfg, c);
 	get_random_bytes(&kprof_ep_key, sizeof(kprof_ep_key));
 
-	/* armed now, once: the handlers do nothing until started */
+	/*
+	 * Find out what can be attached here: register each probe once,
+	 * then unregister them all; TCP's start registers them again.
+	 */
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
 		ret = register_kprobe(kprof_kps[i]);
 		if (ret) {
@@ -880,6 +980,7 @@ int kprof_tcp_init(void)
 		if (!register_kretprobe(&kprof_krp_recvmsg))
 			kprof_attached |= KPROF_ATTACH_TCP_RECVMSG_RET;
 	}
+	kprof_tcp_disarm();
 	if (!kprof_tcp_start_possible())
 		pr_warn("TCP latency unavailable on this kernel (attach 0x%x)\n",
 			kprof_attached);
@@ -888,17 +989,7 @@ int kprof_tcp_init(void)
 
 void kprof_tcp_exit(void)
 {
-	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
-	int i, n = 0;
-
 	kprof_tcp_stop();
-	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
-		if (kprof_attached & kprof_kp_bits[i])
-			kps[n++] = kprof_kps[i];
-	/* one grace period for all of them rather than one each */
-	unregister_kprobes(kps, n);
-	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)
-		unregister_kretprobe(&kprof_krp_recvmsg);
 	kprof_attached = 0;
 	kfree(rcu_dereference_protected(kprof_cfg, true));
 	RCU_INIT_POINTER(kprof_cfg, NULL);

@@ -3,16 +3,35 @@
 # Readers own what they start: `kprof status` lists the open sessions
 # (pid, command, what each runs); a `kprof top` killed with SIGKILL takes
 # its session with it, while a `kprof record` beside it goes on; once the
-# last reader is killed nothing runs.
+# last reader is killed nothing runs and no kprobe of kprofmod is left
+# registered (none is while the module sits loaded and idle either).
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)
 top='' rec=''
 trap 'kill -KILL $top $rec 2>/dev/null; rm -rf "$tmp"' EXIT
 
-tap_plan 7
+tap_plan 10
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
+
+# kprobes_on_tcp: how many kprobes the kernel has on the functions that
+# kprofmod probes (debugfs lists every kprobe with its function; no
+# other tool probes them while this test runs)
+kprobes=/sys/kernel/debug/kprobes/list
+[ -e "$kprobes" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+kprobes_on_tcp()
+{
+	[ -r "$kprobes" ] || { tap_diag "no $kprobes" >&2; echo -1; return; }
+	grep -Ec '[[:space:]](tcp_sendmsg|tcp_sendpage|_?_?tcp_cleanup_rbuf|tcp_connect|tcp_close|tcp_disconnect|tcp_v4_destroy_sock|tcp_recvmsg)\+' \
+		"$kprobes"
+}
+
+n=$(kprobes_on_tcp)
+[ "$n" = 0 ]
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' "$kprobes"
+tap_result $rc "loaded and idle, kprofmod has no kprobe registered ($n)"
 
 # sessions_are WANT...: `kprof status --json` lists exactly these
 # sessions besides its own, each "PID:what,what" ("PID:" for nothing),
@@ -75,6 +94,10 @@ top=$!
 wait_sessions "$rec:tcp" "$top:tcp,cpu"
 tap_result $? "status lists both readers' sessions and what each runs"
 
+n=$(kprobes_on_tcp)
+[ "$n" -gt 0 ]
+tap_result $? "while sessions trace TCP, its kprobes are registered ($n)"
+
 status_text_has "status text: two sessions, the recorder's pid, command and what it runs" \
 	"^  sessions:   2 besides this one$" "^    pid $rec +kprof +tcp for "
 
@@ -95,6 +118,12 @@ tap_result $? "once the last reader is killed, no session is left and nothing ru
 
 status_text_has "status text: running none, no other session" \
 	"^  running: +none$" "^  sessions:   0 besides this one$"
+
+n=$(kprobes_on_tcp)
+[ "$n" = 0 ]
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' "$kprobes"
+tap_result $rc "once the last reader is gone, no kprobe of kprofmod is left ($n)"
 top='' rec=''
 
 # abtest's detached runs need nothing traced: a reader that starts

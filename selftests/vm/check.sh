@@ -41,7 +41,7 @@
 #
 # The --boot and --torture VMs run side by side, KPROF_VM_JOBS at a time
 # (default: the host's CPU count); each emulates its two vCPUs in one host
-# thread.  The debug kernel's VM runs last, alone, a host thread per vCPU.
+# thread.  The debug kernels' VMs come last.
 # A VM's output is printed whole when it ends.
 #
 # Every step is recorded as TAP under build/results/; the last line printed
@@ -197,9 +197,10 @@ splat_check()
 # with a host thread per vCPU, an emulated CPU can go on executing a
 # temporary int3 that another vCPU has already patched back (see README,
 # Torture), which hangs or breaks any test that registers a probe under
-# traffic: an emulator artifact, not the module's.  KPROF_TCG_THREAD=multi
-# gives each vCPU a host thread (the debug kernel's VM, see below).  An
-# instruction-count VM (is_icount) has one vCPU.
+# traffic: an emulator artifact, not the module's, and every suite does
+# that (kprofmod registers its kprobes when TCP tracing starts).
+# KPROF_TCG_THREAD=multi gives each vCPU a host thread, for experiments.
+# An instruction-count VM (is_icount) has one vCPU.
 boot_suite()
 {
 	local name=$1 kver=$2 cmd=$3 rc t0
@@ -392,7 +393,7 @@ done
 # then started in the background as soon as one of $jobs slots is free:
 # every VM emulates its two vCPUs in one host thread, so the host runs one
 # VM per CPU.  Each VM's output is printed, whole, when it ends.  The
-# debug kernel's VM runs last and alone (see the queue).  DKMS state is shared by the kernels that build
+# debug kernels' VMs come last (see the queue).  DKMS state is shared by the kernels that build
 # natively on the host: it is cleared for every kernel before the first
 # install and after the last VM.
 jobs=${KPROF_VM_JOBS:-$(nproc)}
@@ -565,13 +566,10 @@ if [ -n "$torture$boot" ]; then
 	tap selftests-build "$rc" "the selftests the VMs run build (exit status $rc)"
 fi
 
-# The queue: the debug kernel last, alone, with a host thread per vCPU.
-# KASAN, lockdep and kmemleak make it several times slower; in one host
-# thread beside another VM, four of its timing-bound checks failed in CI
-# (a stress test's 30 s harness limit, the guard's recovery, a CPU share,
-# a 2 s recording that saw no request).  Alone, with both host CPUs, it
-# passed in every run before, and nothing it runs attaches bpftrace or
-# cycles the module under traffic as torture does.
+# The queue: the debug kernels last (a build not cached by then has had
+# the most time), side by side like every other VM, each in one host
+# thread: every suite starts and stops TCP tracing, which registers and
+# unregisters kprobes under traffic (see boot_suite).
 queue=()
 for name in $boot; do
 	is_debug "$name" || queue+=("$name")
@@ -603,13 +601,6 @@ for job in "${queue[@]}"; do
 	debug|debug-*) prepare_suite "$job" ;;
 	*) [ -z "${fetched[$job]:-}" ] || prepare_suite "$job" ;;
 	esac
-	if is_debug "$job" && [ ${#vm_args[@]} -gt 0 ]; then
-		while [ ${#job_name[@]} -gt 0 ]; do
-			vm_reap
-		done
-		KPROF_TCG_THREAD=multi vm_start "$job"
-		continue
-	fi
 	[ ${#vm_args[@]} -eq 0 ] || vm_start "$job"
 done
 while [ ${#job_name[@]} -gt 0 ]; do
