@@ -131,6 +131,7 @@ void kprof_export_clear(void);
 u64 kprof_export_drops(void);
 u64 kprof_export_sample_drops(void);
 u64 kprof_export_snapshots(void);
+u64 kprof_export_generation(void);
 
 /* kprof_ctl.c: the control operations, serialised by one mutex. */
 u64 kprof_ctl_features(void);

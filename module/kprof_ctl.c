@@ -388,21 +388,44 @@ void kprof_ctl_get_config(struct kprof_config *cfg)
 	mutex_unlock(&kprof_ctl_lock);
 }
 
+/* Snapshots begun since load: written under kprof_ctl_lock. */
+static unsigned long kprof_snaps_begun;
+
 /*
  * A reader copies the region after its snapshot returns, so the snapshot
  * before its last one is the newest it surely has copied after: a row
  * nothing was added to since the oldest such snapshot of every reader is
  * in every reader's copy with its final counts, and can go.  A session
  * that has taken one snapshot or none holds back nothing, or everything.
+ *
+ * Group commit: each snapshot waits for a grace period, and they are
+ * serialised, so readers that ask at once would queue for one each.  A
+ * caller that finds, once it holds the lock, that a snapshot began after
+ * its call did (and has ended, the lock being free) takes that one: it
+ * holds every request completed before the call.  Its evictions were
+ * decided with this session's older done_seq, which only holds back more.
  */
 int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation)
 {
 	struct kprof_session *o;
+	unsigned long entry;
 	u64 upto;
 	int ret;
 
+	/* what completed before the call, before the count is read */
+	smp_mb();
+	entry = READ_ONCE(kprof_snaps_begun);
 	mutex_lock(&kprof_ctl_lock);
 	s->done_seq = s->last_seq;
+	if (kprof_snaps_begun != entry) {
+		s->last_seq = kprof_export_snapshots();
+		*generation = kprof_export_generation();
+		mutex_unlock(&kprof_ctl_lock);
+		return 0;
+	}
+	WRITE_ONCE(kprof_snaps_begun, kprof_snaps_begun + 1);
+	/* the count before the interval closes (see above) */
+	smp_mb();
 	upto = s->done_seq;
 	list_for_each_entry(o, &kprof_session_list, node)
 		if (o->last_seq)

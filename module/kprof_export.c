@@ -86,6 +86,12 @@ u64 kprof_export_snapshots(void)
 	return kprof_nr_snapshots;
 }
 
+/* The generation published last (even: the caller serialises writers). */
+u64 kprof_export_generation(void)
+{
+	return kprof_hdr()->generation;
+}
+
 int kprof_export_init(void)
 {
 	struct kprof_mmap_header *hdr;

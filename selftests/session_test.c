@@ -341,6 +341,68 @@ TEST_F(session, eight_sessions_hold_and_release)
 }
 
 /*
+ * Eight readers snapshot at once, each in its own session: a snapshot
+ * that began after a call did serves that call too (group commit), so
+ * they wait for fewer grace periods than they make calls; and every call
+ * returns a generation published by a snapshot that began after it did.
+ */
+TEST_F(session, snapshots_at_once_share_grace_periods)
+{
+	enum { READERS = 8, CALLS = 25 };
+	const struct kprof_mmap_header *h;
+	struct kprof_info info;
+	uint64_t g0, taken;
+	int i, status;
+	pid_t pid[READERS];
+
+	ASSERT_EQ(0, get_info(self->fd, &info));
+	h = mmap(NULL, info.mmap_size, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, h);
+	g0 = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	for (i = 0; i < READERS; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (pid[i] == 0) {
+			const struct kprof_mmap_header *m = MAP_FAILED;
+			int fd = open_dev(), n, late = 0;
+
+			/* the mapping is not inherited (VM_DONTCOPY) */
+			if (fd >= 0)
+				m = mmap(NULL, info.mmap_size, PROT_READ,
+					 MAP_SHARED, fd, 0);
+			if (m == MAP_FAILED)
+				_exit(2);
+			for (n = 0; n < CALLS; n++) {
+				struct kprof_snapshot sn = { .size = sizeof(sn) };
+				uint64_t before;
+
+				before = __atomic_load_n(&m->generation,
+							 __ATOMIC_ACQUIRE);
+				if (ioctl(fd, KPROF_IOC_SNAPSHOT, &sn))
+					_exit(2);
+				/* odd before: that snapshot cannot serve us */
+				late += (sn.generation & 1) ||
+					sn.generation < before + 2 + (before & 1);
+			}
+			_exit(late ? 1 : 0);
+		}
+	}
+	for (i = 0; i < READERS; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			TH_LOG("reader %d: status 0x%x (exit 1: a generation from before its call)",
+			       i, status);
+		}
+	}
+	taken = (__atomic_load_n(&h->generation, __ATOMIC_ACQUIRE) - g0) / 2;
+	TH_LOG("%d calls, %llu snapshots taken", READERS * CALLS,
+	       (unsigned long long)taken);
+	EXPECT_GE(READERS * CALLS * 3 / 4, taken);
+	EXPECT_LE(CALLS, taken);
+	munmap((void *)h, info.mmap_size);
+}
+
+/*
  * A descriptor shared with a child (fork): the file's release comes
  * with its last close, so what it started runs until the child is gone
  * too.

@@ -284,7 +284,10 @@ struct kprof_config {
  * of readers can read at their own pace, and another reader's snapshot
  * takes nothing from theirs: it only means that the copy a reader makes
  * may hold a later generation than the one its snapshot returned, with
- * counts at least as new.  Snapshots are serialised.
+ * counts at least as new.  Snapshots are serialised, each waiting for an
+ * RCU grace period; a call that finds that another snapshot began after
+ * it did and has ended returns that one's generation instead of taking
+ * its own, so readers that ask at once share one wait.
  *
  * A row is evicted only once nothing was added to it since a snapshot
  * that every session's reader has taken and since taken another one
