@@ -584,6 +584,12 @@ TEST(eviction_keeps_every_readers_counts)
 	EXPECT_EQ(24, r[0].counted);
 	EXPECT_EQ(24, r[1].counted);
 	EXPECT_EQ(drops0, r[1].drops_export);
+	for (i = 0; i < 24 && (r[0].counted != 24 || r[1].counted != 24); i++)
+		TH_LOG("port %u: reader 0 count %llu birth %llu, reader 1 count %llu birth %llu",
+		       r[0].port[i], (unsigned long long)r[0].count[i],
+		       (unsigned long long)r[0].birth[i],
+		       (unsigned long long)r[1].count[i],
+		       (unsigned long long)r[1].birth[i]);
 
 	for (i = 0; i < 2; i++) {
 		munmap((void *)r[i].map, r[i].size);
