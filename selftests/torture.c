@@ -705,6 +705,13 @@ static void set_ports(struct kprof_config *c)
 		c->rports[i] = servers[i].port;
 }
 
+/* The exact phase's filters: the servers' ports, the rate counted on. */
+static void exact_config(struct kprof_config *c)
+{
+	set_ports(c);
+	c->sample_hz = SAMPLE_HZ;
+}
+
 static void *configer_main(void *arg)
 {
 	static const uint64_t thresholds[] = { 0, 1000, MS, 100 * MS };
@@ -718,8 +725,7 @@ static void *configer_main(void *arg)
 		c.threshold_ns = thresholds[rnd(&seed, 4)];
 		if (exact) {
 			/* nothing that filters: same ports, same rate */
-			set_ports(&c);
-			c.sample_hz = SAMPLE_HZ;
+			exact_config(&c);
 			ctl_expect(kp_config(fd, &c), 0, 0, "SET_CONFIG");
 		} else {
 			c.roles = rnd(&seed, 4) << 1;
@@ -765,8 +771,7 @@ static void reader_session(int fd, unsigned int what, int stop)
 	if (exact) {
 		struct kprof_config c = { .size = sizeof(c) };
 
-		set_ports(&c);
-		c.sample_hz = SAMPLE_HZ;
+		exact_config(&c);
 		if (kp_config(fd, &c))
 			reader_error("SET_CONFIG in a reader's session", errno);
 	}

@@ -6,22 +6,32 @@
  * fixed set of rows each interval.  Every call is logged, one line each,
  * to $KPROF_FAKE_LOG.
  *
- * Knobs: KPROF_FAKE_RUNNING=N (KPROF_RUN_* bits already on, held by
- * "another reader's" session: 1 tracing, 2 sampling), KPROF_FAKE_OLD=1 (API 1.0: no mapping), KPROF_FAKE_API11=1
- * (API 1.1: no sampling, zeros in the 1.2 header fields, sample_hz and
- * KPROF_RUN_CPU refused), KPROF_FAKE_FEATURES=N, KPROF_FAKE_CORRUPT=N (the
- * Nth snapshot publishes a corrupt layout), KPROF_FAKE_CORRUPT_CPU=N (the
- * Nth snapshot has a short cpu_row_size), KPROF_FAKE_STEAL=N (after the
- * Nth snapshot, "another reader's" lands before the copy), KPROF_FAKE_START_ERRNO=N,
- * KPROF_FAKE_DROPS_STACKS=N (every snapshot has N stack drops),
- * KPROF_FAKE_EXTRA_ROWS=N (N more TCP rows after the four below, 10.1.x.y
- * clients with two requests each: a large interval for profiling),
- * KPROF_FAKE_THRESHOLD=NS (the module's threshold in the header: another
- * reader's lower one), KPROF_FAKE_ODD=N (the Nth snapshot leaves the
- * generation odd, as if still writing, until the reader next waits in
- * ppoll()), KPROF_FAKE_WAITS=1 (log every waitpid()).  Like kprofmod
- * since API 2.0, the rows and counters
- * are cumulative: each snapshot adds one interval's worth to them.
+ * Knobs:
+ *   KPROF_FAKE_RUNNING=N      KPROF_RUN_* bits already on, held by
+ *                             "another reader's" session (1 tracing,
+ *                             2 sampling)
+ *   KPROF_FAKE_OLD=1          API 1.0: no mapping
+ *   KPROF_FAKE_API11=1        API 1.1: no sampling, zeros in the 1.2
+ *                             header fields, sample_hz and KPROF_RUN_CPU
+ *                             refused
+ *   KPROF_FAKE_FEATURES=N     the features word
+ *   KPROF_FAKE_CORRUPT=N      the Nth snapshot publishes a corrupt layout
+ *   KPROF_FAKE_CORRUPT_CPU=N  the Nth snapshot has a short cpu_row_size
+ *   KPROF_FAKE_STEAL=N        after the Nth snapshot, "another reader's"
+ *                             lands before the copy
+ *   KPROF_FAKE_START_ERRNO=N  START fails with N
+ *   KPROF_FAKE_DROPS_STACKS=N every snapshot has N stack drops
+ *   KPROF_FAKE_EXTRA_ROWS=N   N more TCP rows after the four below,
+ *                             10.1.x.y clients with two requests each (a
+ *                             large interval, for profiling)
+ *   KPROF_FAKE_THRESHOLD=NS   the module's threshold in the header
+ *                             (another reader's lower one)
+ *   KPROF_FAKE_ODD=N          the Nth snapshot leaves the generation odd,
+ *                             as if still writing, until the reader next
+ *                             waits in ppoll()
+ *   KPROF_FAKE_WAITS=1        log every waitpid()
+ * Like kprofmod since API 2.0, the rows and counters are cumulative: each
+ * snapshot adds one interval's worth to them.
  *
  * While sampling runs, each interval has 150 samples, 50 of them idle, in
  * six CPU rows of this very process (so its user frames symbolize to the
