@@ -736,8 +736,11 @@ static void kprof_krp_fresh(struct kretprobe *rp)
 /*
  * Unregister every probe in @kps (@n of them) and the kretprobe if
  * @krp: one grace period for all the kprobes rather than one each.
- * Once it returns no pre-handler runs; a kretprobe's return handler may
- * still run for a call that entered before (it finds TCP stopped).
+ * Once it returns no handler runs: the kprobes core waits for a grace
+ * period after taking the probes out, and a call that entered
+ * tcp_recvmsg() before returns past a kretprobe instance whose handler
+ * is gone (ri->rp cleared under the instance's lock in older kernels;
+ * the kretprobe_holder's rp, or rethook's handler, in newer ones).
  */
 static void kprof_tcp_unregister(struct kprobe **kps, int n, bool krp)
 {
@@ -817,9 +820,6 @@ void kprof_tcp_stop(void)
 		return;
 	WRITE_ONCE(kprof_running, false);
 	kprof_tcp_disarm();
-	/* a kretprobe's return handler may have seen it running */
-	if (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)
-		kprof_wait_handlers();
 	/* nothing can see the table now: requests in flight are forgotten */
 	memset(kprof_flights, 0, array_size(kprof_inflight_max,
 					    sizeof(*kprof_flights)));
