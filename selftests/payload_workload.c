@@ -173,36 +173,52 @@ static int listen_on(struct peer *p)
 	return pthread_create(&p->srv, NULL, server_main, p);
 }
 
-/* Be the consumer until @deadline: every interval's region into @out. */
-static int dump(const char *path, uint64_t deadline)
+/* The consumer of /dev/kprof (-o): a session and the file it dumps to. */
+struct dumper {
+	FILE *out;
+	int fd;
+	struct export e;
+};
+
+/*
+ * Open a session, start everything and map the region, before the
+ * traffic's window opens: starting TCP tracing registers the kprobes,
+ * which takes time on a slow kernel (once, on PREEMPT_RT under TCG, the
+ * dump of a 2 s window held no region at all).
+ */
+static int dump_start(struct dumper *d, const char *path)
 {
 	struct kprof_config cfg = { .size = sizeof(cfg) };
-	struct export e;
-	FILE *out;
-	int fd, ret = -1;
 
-	fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
-	out = fopen(path, "w");
-	if (fd < 0 || !out || kp_config(fd, &cfg) ||
-	    kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL) || export_map(fd, &e)) {
+	d->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+	d->out = fopen(path, "w");
+	if (d->fd < 0 || !d->out || kp_config(d->fd, &cfg) ||
+	    kp_ctl(d->fd, KPROF_IOC_START, KPROF_RUN_ALL) ||
+	    export_map(d->fd, &d->e)) {
 		perror("dump");
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* Until @deadline, every interval's region into the dump; then stop. */
+static int dump_run(struct dumper *d, uint64_t deadline)
+{
+	int ret = -1;
+
 	while (now_ns() < deadline) {
 		sleep_ns(200000000ull);
-		if (kp_snapshot(fd) ||
-		    fwrite(e.real, 1, e.size, out) != e.size)
+		if (kp_snapshot(d->fd) ||
+		    fwrite(d->e.real, 1, d->e.size, d->out) != d->e.size)
 			goto unmap;
 	}
 	ret = 0;
 unmap:
-	kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
-	export_unmap(&e);
-out:
-	if (out && fclose(out))
+	kp_ctl(d->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	export_unmap(&d->e);
+	if (fclose(d->out))
 		ret = -1;
-	if (fd >= 0)
-		close(fd);
+	close(d->fd);
 	return ret;
 }
 
@@ -214,6 +230,7 @@ int main(int argc, char **argv)
 	};
 	static const char * const names[] = { "ipv4", "ipv6", "trap" };
 	const char *out = NULL;
+	struct dumper d;
 	double secs = 3;
 	uint64_t deadline;
 	int i, opt, ret = 0;
@@ -232,6 +249,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (out && dump_start(&d, out))
+		return 1;
 	deadline = now_ns() + (uint64_t)(secs * 1e9);
 	for (i = 0; i < NR_PEERS; i++) {
 		p[i].deadline = deadline;
@@ -242,7 +261,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < NR_PEERS; i++)
 		pthread_create(&p[i].cli, NULL, client_main, &p[i]);
-	if (out && dump(out, deadline))
+	if (out && dump_run(&d, deadline))
 		ret = 1;
 	for (i = 0; i < NR_PEERS; i++) {
 		pthread_join(p[i].cli, NULL);
