@@ -108,12 +108,21 @@ mode_run()
 {
 	kp_unload && kp_load endpoints="$1" || return 1
 	"$PW" -d 2 -o "$tmp/$1.bin" >"$tmp/$1.pw" || return 1
-	"$PW" -d 4 >/dev/null &
-	pw=$!
-	$K record -d 2 $T -o "$tmp/$1.json" --format json >/dev/null 2>&1
+	# traffic once the reader traces, however long its start takes:
+	# starting TCP tracing registers the kprobes, and on the debug kernel
+	# (kprobes not on ftrace) a reader started beside a 4 s workload
+	# recorded no request at all in its 2 s, twice
+	$K record -d 2 $T -o "$tmp/$1.json" --format json >/dev/null 2>&1 &
+	rec=$!
+	i=0
+	until $K status 2>/dev/null | grep -Eq '^  running: .*tcp'; do
+		[ $i -lt 600 ] && kill -0 "$rec" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$PW" -d 3 >/dev/null
+	wait "$rec"
 	ret=$?
-	wait "$pw"
-	pw=
 	$K info >"$tmp/$1.info" 2>&1
 	return $ret
 }
