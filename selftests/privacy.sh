@@ -103,6 +103,14 @@ tap_check "full: kprof info and status say endpoints full" \
 tap_check "no splat" kp_dmesg_clean "$mark"
 
 # --- endpoints=prefix and endpoints=hash ---
+# reader_traces PID: TCP tracing runs (`kprof status`), or the reader
+# PID is gone (nothing to wait for)
+reader_traces()
+{
+	! kill -0 "$1" 2>/dev/null ||
+		$K status 2>/dev/null | grep -Eq '^  running: .*tcp'
+}
+
 # mode_run MODE: load with MODE, dump a region, record JSON; $tmp/MODE.*
 mode_run()
 {
@@ -114,12 +122,7 @@ mode_run()
 	# recorded no request at all in its 2 s, twice
 	$K record -d 2 $T -o "$tmp/$1.json" --format json >/dev/null 2>&1 &
 	rec=$!
-	i=0
-	until $K status 2>/dev/null | grep -Eq '^  running: .*tcp'; do
-		[ $i -lt 600 ] && kill -0 "$rec" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	kp_poll 60 reader_traces "$rec"
 	"$PW" -d 3 >/dev/null
 	wait "$rec"
 	ret=$?

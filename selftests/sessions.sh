@@ -27,11 +27,18 @@ kprobes_on_tcp()
 		"$kprobes"
 }
 
-n=$(kprobes_on_tcp)
-[ "$n" = 0 ]
-rc=$?
-[ $rc -eq 0 ] || sed 's/^/# /' "$kprobes"
-tap_result $rc "loaded and idle, kprofmod has no kprobe registered ($n)"
+# no_kprobes_on_tcp DESC: a TAP result, ok when kprobes_on_tcp is 0 (the
+# kprobes list as diagnostics when not)
+no_kprobes_on_tcp()
+{
+	n=$(kprobes_on_tcp)
+	[ "$n" = 0 ]
+	rc=$?
+	[ $rc -eq 0 ] || sed 's/^/# /' "$kprobes"
+	tap_result $rc "$1 ($n)"
+}
+
+no_kprobes_on_tcp "loaded and idle, kprofmod has no kprobe registered"
 
 # sessions_are WANT...: `kprof status --json` lists exactly these
 # sessions besides its own, each "PID:what,what" ("PID:" for nothing),
@@ -119,11 +126,7 @@ tap_result $? "once the last reader is killed, no session is left and nothing ru
 status_text_has "status text: running none, no other session" \
 	"^  running: +none$" "^  sessions:   0 besides this one$"
 
-n=$(kprobes_on_tcp)
-[ "$n" = 0 ]
-rc=$?
-[ $rc -eq 0 ] || sed 's/^/# /' "$kprobes"
-tap_result $rc "once the last reader is gone, no kprobe of kprofmod is left ($n)"
+no_kprobes_on_tcp "once the last reader is gone, no kprobe of kprofmod is left"
 top='' rec=''
 
 # abtest's detached runs need nothing traced: a reader that starts
