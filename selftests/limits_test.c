@@ -511,28 +511,40 @@ static int evict_read(struct evict_reader *r, unsigned int nr_ports)
 	return 0;
 }
 
-/* One request to each of @n new servers, ports into both readers. */
+/*
+ * One request to each of @n new servers, ports into both readers. The
+ * servers keep listening until evict_servers_stop(): a port given back
+ * could be handed to a later server, whose row would then be counted
+ * under two ports.
+ */
 static int evict_requests(struct evict_reader *a, struct evict_reader *b,
-			  unsigned int from, unsigned int n)
+			  struct server *srv, unsigned int from, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = from; i < from + n; i++) {
-		struct server srv = { .respond = 1 };
 		int c;
 
-		if (server_start(&srv, AF_INET, 0))
+		srv[i].respond = 1;
+		if (server_start(&srv[i], AF_INET, 0))
 			return -1;
-		c = client_connect(AF_INET, srv.port);
+		c = client_connect(AF_INET, srv[i].port);
 		if (c < 0 || !client_request(c)) {
-			server_stop(&srv);
+			if (c >= 0)
+				close(c);
+			server_stop(&srv[i]);
 			return -1;
 		}
 		close(c);
-		server_stop(&srv);
-		a->port[i] = b->port[i] = srv.port;
+		a->port[i] = b->port[i] = srv[i].port;
 	}
 	return 0;
+}
+
+static void evict_servers_stop(struct server *srv, unsigned int n)
+{
+	while (n--)
+		server_stop(&srv[n]);
 }
 
 TEST(eviction_keeps_every_readers_counts)
@@ -542,10 +554,12 @@ TEST(eviction_keeps_every_readers_counts)
 		.threshold_ns = 100ull * 1000 * MS,
 	};
 	struct evict_reader r[2];
+	struct server srv[24];
 	uint64_t drops0;
 	int i;
 
 	memset(r, 0, sizeof(r));
+	memset(srv, 0, sizeof(srv));
 	ASSERT_EQ(0, kprof_test_reload("tcp_rows=16"));
 	for (i = 0; i < 2; i++) {
 		struct kprof_info info = { .size = sizeof(info) };
@@ -565,7 +579,7 @@ TEST(eviction_keeps_every_readers_counts)
 	drops0 = r[1].drops_export;
 
 	/* 12 endpoints: more than half the table */
-	ASSERT_EQ(0, evict_requests(&r[0], &r[1], 0, 12));
+	ASSERT_EQ(0, evict_requests(&r[0], &r[1], srv, 0, 12));
 	ASSERT_EQ(0, evict_read(&r[0], 12));
 	ASSERT_EQ(0, evict_read(&r[1], 12));
 	/* reader 1 has not read again since: nothing may go yet */
@@ -578,7 +592,7 @@ TEST(eviction_keeps_every_readers_counts)
 	EXPECT_EQ(12, r[1].counted);
 
 	/* 12 more: they fit only in the room the idle rows left */
-	ASSERT_EQ(0, evict_requests(&r[0], &r[1], 12, 12));
+	ASSERT_EQ(0, evict_requests(&r[0], &r[1], srv, 12, 12));
 	ASSERT_EQ(0, evict_read(&r[0], 24));
 	ASSERT_EQ(0, evict_read(&r[1], 24));
 	EXPECT_EQ(24, r[0].counted);
@@ -591,6 +605,7 @@ TEST(eviction_keeps_every_readers_counts)
 		       (unsigned long long)r[1].count[i],
 		       (unsigned long long)r[1].birth[i]);
 
+	evict_servers_stop(srv, 24);
 	for (i = 0; i < 2; i++) {
 		munmap((void *)r[i].map, r[i].size);
 		close(r[i].fd);
