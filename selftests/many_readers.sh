@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Many readers at once, each with its own windows and filters: `kprof top
-# --json` at 0.1 s, `top --json -i 1 --rport A`, a `kprof record` and a
-# Prometheus `top -q` at 5 s read side by side while a workload makes a
-# known number of requests to ports A and B.  Each reader counts every
-# one of them that its filter takes exactly once, whoever else snapshots
-# (API 2.0: cumulative counts, windows and configurations per reader),
-# and none says it skipped or lost anything.
+# Eight readers at once, each with its own windows and filters: `kprof
+# top --json` at 0.1 s, `top --json -i 1 --rport A`, a `kprof record`, a
+# Prometheus `top -q` at 5 s, `top -i 0.01 --rport B`, `top -i 0.3 -4
+# --threshold 0` sampling CPUs at 250 Hz, `top -i 2 -6` and `top -i 0.2
+# --role client --rport A,B --threshold 5ms` read side by side while a
+# workload makes a known number of IPv4 requests to ports A and B.  Each
+# reader counts every one of them that its filter takes exactly once,
+# whoever else snapshots (API 2.0: cumulative counts, windows and
+# configurations per reader), and none says it skipped or lost anything.
 . "$(dirname "$0")/lib.sh"
 
 WL=$KP_DIR/tcp_workload
@@ -15,7 +17,7 @@ tmp=$(mktemp -d)
 pids=''
 trap 'kill -KILL $pids 2>/dev/null; rm -rf "$tmp"' EXIT
 
-tap_plan 6
+tap_plan 12
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
@@ -37,6 +39,7 @@ for base in range(20000, 60000, 97):
 PY
 )
 A=${ports%% *}
+B=${ports#* }
 
 # every request under stack ID 0 (one row per endpoint and role)
 opts="--no-cpu --threshold 100s"
@@ -51,17 +54,30 @@ rec=$!
 "$KPROF_BIN" top -q -i 5 --prometheus "$tmp/prom.txt" $opts \
 	>"$tmp/prom.out" 2>&1 &
 prom=$!
-pids="$t1 $t2 $rec $prom"
+"$KPROF_BIN" top --json -i 0.01 --top 1000 --rport "$B" $opts \
+	>"$tmp/t5.json" 2>"$tmp/t5.err" &
+t5=$!
+# CPU sampling too, at a rate of its own, and a stack for every request
+"$KPROF_BIN" top --json -i 0.3 --top 1000 -4 --threshold 0 --freq 250 \
+	>"$tmp/t6.json" 2>"$tmp/t6.err" &
+t6=$!
+"$KPROF_BIN" top --json -i 2 --top 1000 -6 $opts \
+	>"$tmp/t7.json" 2>"$tmp/t7.err" &
+t7=$!
+"$KPROF_BIN" top --json -i 0.2 --top 1000 --no-cpu --role client \
+	--rport "$A,$B" --threshold 5ms >"$tmp/t8.json" 2>"$tmp/t8.err" &
+t8=$!
+pids="$t1 $t2 $rec $prom $t5 $t6 $t7 $t8"
 
-# all four hold their session (their first read is taken right after)
+# all eight hold their session (their first read is taken right after)
 end=$(($(date +%s) + 60))
 until [ "$("$KPROF_BIN" status --json 2>/dev/null |
-	   python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 4 ]; do
+	   python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 8 ]; do
 	[ "$(date +%s)" -lt $end ] || break
 	sleep 0.2
 done
 [ "$(date +%s)" -lt $end ]
-tap_result $? "four readers hold a session each"
+tap_result $? "eight readers hold a session each"
 # the last one's first read: a workload started now counts in full
 sleep 1
 
@@ -95,6 +111,8 @@ PY
 
 want="$N $N"
 want_a="$N 0"	# --rport A: port B's rows are not its
+want_b="0 $N"
+want_0="0 0"	# -6: the workload's requests are all IPv4
 # wait_count KIND FILE WANT: the reader has counted them all (or 60 s)
 wait_count()
 {
@@ -108,14 +126,23 @@ wait_count()
 wait_count top "$tmp/t1.json" "$want"
 wait_count top "$tmp/t2.json" "$want_a"
 wait_count prom "$tmp/prom.txt" "$want"
-kill -INT "$rec" "$t1" "$t2" "$prom"
+wait_count top "$tmp/t5.json" "$want_b"
+wait_count top "$tmp/t6.json" "$want"
+wait_count top "$tmp/t8.json" "$want"
+# -6 counts nothing: give it a window after all the others' last
+sleep 3
+kill -INT $pids
 for p in $pids; do wait "$p"; done
 pids=''
 
 for r in "top -i 0.1:top:$tmp/t1.json:$want" \
 	 "top -i 1 --rport A:top:$tmp/t2.json:$want_a" \
 	 "record:rec:$tmp/rec.json:$want" \
-	 "Prometheus top -i 5:prom:$tmp/prom.txt:$want"; do
+	 "Prometheus top -i 5:prom:$tmp/prom.txt:$want" \
+	 "top -i 0.01 --rport B:top:$tmp/t5.json:$want_b" \
+	 "top -i 0.3 -4 --threshold 0 --freq 250:top:$tmp/t6.json:$want" \
+	 "top -i 2 -6:top:$tmp/t7.json:$want_0" \
+	 "top -i 0.2 --role client --rport A,B:top:$tmp/t8.json:$want"; do
 	name=${r%%:*} rest=${r#*:}
 	kind=${rest%%:*} rest=${rest#*:}
 	file=${rest%%:*} w=${rest#*:}
@@ -124,6 +151,15 @@ for r in "top -i 0.1:top:$tmp/t1.json:$want" \
 	[ "$got" = "$w" ]
 	tap_result $? "$name: every request of the workload it takes counted exactly once"
 done
+# the -6 reader's "0 0" is from windows it printed, over the workload
+[ "$(wc -l <"$tmp/t7.json")" -ge 2 ]
+tap_result $? "top -i 2 -6: printed its windows"
+# the one reader that samples CPUs runs them at its rate
+hz=$(tail -n 1 "$tmp/t6.json" |
+     python3 -I -S -c 'import json, sys; print(json.load(sys.stdin)["sample_hz"])')
+tap_diag "top --freq 250 saw sample_hz $hz"
+[ "$hz" = 250 ]
+tap_result $? "top --freq 250: CPUs sampled at its own rate"
 ! grep -q "no window this time" "$tmp"/*.err "$tmp/rec.out" "$tmp/prom.out"
 tap_result $? "no reader missed a read"
 cat "$tmp"/*.err "$tmp/rec.out" "$tmp/prom.out" | sed 's/^/# /'
