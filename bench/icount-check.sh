@@ -23,6 +23,11 @@
 #   tcp_request       per request, TCP tracking without stacks (a reader
 #                     holds tracing, --no-cpu; loopback requests are
 #                     faster than the default threshold)
+#   tcp_views_request per request, the same with eight more readers,
+#                     each filtering on a cgroup and so a view of its
+#                     own (API 2.1) that every request is checked against
+#                     (the root cgroup: the worst case, each check walks
+#                     the task's cgroup and marks the request)
 #   tcp_stack_request per request, a kernel and user stack on each
 #                     (--threshold 0)
 #   cpu_sample        per CPU sample, over cpu_work's fixed work (--no-tcp;
@@ -65,8 +70,8 @@ freq=9999
 resolution=10
 baseline=$proj/bench/baseline-icount.txt
 write=''
-configs="rr_none cpu_none rr_loaded rr_tracked rr_stacked cpu_sampled"
-names="loaded_request tcp_request tcp_stack_request cpu_sample"
+configs="rr_none cpu_none rr_loaded rr_tracked rr_views rr_stacked cpu_sampled"
+names="loaded_request tcp_request tcp_views_request tcp_stack_request cpu_sample"
 case ${1:-} in
 --write) write=${2:?--write needs a file} ;;
 --expect)
@@ -97,9 +102,11 @@ spread()
 
 tmp=$(mktemp -d)
 reader=''
+views=''
 cleanup()
 {
-	[ -z "$reader" ] || kill "$reader" 2>/dev/null
+	[ -z "$reader$views" ] || kill $reader $views 2>/dev/null
+	mountpoint -q "$tmp/cg" && umount "$tmp/cg"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -160,6 +167,47 @@ reader_stop()
 	reader=''
 }
 
+# views_up: nine sessions hold something
+views_up()
+{
+	[ "$("$kprof" status --json 2>/dev/null |
+	     python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 9 ]
+}
+
+# views_start: beside the reader of everything, eight that filter on a
+# cgroup, each a view of its own (API 2.1) that every request is checked
+# against: the root cgroup, which every task is in, so every check walks
+# the task's cgroup and marks the request
+views_start()
+{
+	local cg=/sys/fs/cgroup i
+
+	if [ "$(stat -f -c %T "$cg")" != cgroup2fs ]; then
+		cg=$tmp/cg
+		mkdir -p "$cg" && mount -t cgroup2 none "$cg" || return 1
+	fi
+	reader_start --no-cpu || return 1
+	for i in 1 2 3 4 5 6 7 8; do
+		"$kprof" top -i 3600 --no-cpu --cgroup "$cg" >/dev/null \
+			2>>"$tmp/reader.err" &
+		views="$views $!"
+	done
+	if kp_poll 60 views_up; then
+		sleep 5
+		return 0
+	fi
+	cat "$tmp/reader.err" >&2
+	return 1
+}
+
+views_stop()
+{
+	kill $views 2>/dev/null
+	wait $views 2>/dev/null
+	views=''
+	reader_stop
+}
+
 rmmod kprofmod 2>/dev/null
 ok=0
 measure rr_none rr && measure cpu_none cpu || ok=1
@@ -171,6 +219,12 @@ if [ $ok -eq 0 ] && insmod "$ko" budget_ppm=0; then
 		reader_stop
 	else
 		tap_result 1 "a reader holds TCP tracking"; ok=1
+	fi
+	if views_start; then
+		measure rr_views rr || ok=1
+		views_stop
+	else
+		tap_result 1 "nine readers hold TCP tracking, eight with a view"; ok=1
 	fi
 	if reader_start --no-cpu --threshold 0; then
 		measure rr_stacked rr || ok=1
@@ -199,6 +253,7 @@ metric()
 declare -A m=()
 m[loaded_request]=$(metric "${v[rr_loaded]}" "${v[rr_none]}" 2)
 m[tcp_request]=$(metric "${v[rr_tracked]}" "${v[rr_none]}" 2)
+m[tcp_views_request]=$(metric "${v[rr_views]}" "${v[rr_none]}" 2)
 m[tcp_stack_request]=$(metric "${v[rr_stacked]}" "${v[rr_none]}" 2)
 samples=$(awk -v t="${v[cpu_sampled]}" -v f="$freq" 'BEGIN { printf "%.0f", t * f / 1e9 }')
 m[cpu_sample]=$(metric "${v[cpu_sampled]}" "${v[cpu_none]}" "$samples")

@@ -66,7 +66,8 @@ struct kprof_tcp_key {
 	u16 rport;
 	u8 raddr[16];
 	u8 role;
-	u8 pad[3];
+	u8 views;	/* bit N - 1: passed view N's filters */
+	u8 pad[2];
 };
 
 enum kprof_counter {
@@ -92,6 +93,7 @@ struct kprof_cpu_slot {
 	u32 tgid;
 	u64 samples;
 	char comm[16];
+	u8 views;	/* bit N - 1: the task is in view N's process, cgroup */
 };
 
 struct kprof_tcp_slot {
@@ -108,7 +110,7 @@ void kprof_agg_exit(void);
 void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns);
 void kprof_agg_count(enum kprof_counter c);
 void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
-		      bool stack_dropped);
+		      bool stack_dropped, u8 views);
 unsigned int kprof_hist_index(u64 v);
 /* Snapshot side, serialised by the caller. */
 typedef void (*kprof_row_fn_t)(const struct kprof_tcp_slot *s, void *arg);
@@ -146,7 +148,7 @@ int kprof_ctl_reset(struct kprof_session *s, u32 what);
 int kprof_ctl_set_config(struct kprof_session *s,
 			 const struct kprof_config *cfg);
 void kprof_ctl_get_config(struct kprof_config *cfg);
-int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation);
+int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation, u8 *view);
 void kprof_ctl_stats(struct kprof_stats *st);
 int kprof_ctl_get_stack(struct kprof_stack_query *q);
 int kprof_ctl_cpu_cost(struct kprof_cpu_cost *c);
@@ -215,10 +217,36 @@ u32 kprof_tcp_inflight(void);
 u32 kprof_tcp_inflight_dead(void);
 int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 			     struct kprof_config **out);
-void kprof_tcp_set_config(struct kprof_config *n);
+
+/*
+ * A view (API 2.1): the filters of a session that rows do not carry (the
+ * process, the cgroup, local ports), checked for every request tracked
+ * so that the session can keep exactly those.
+ */
+struct kprof_view {
+	u64 cgroup_id;
+	u32 tgid;
+	u32 since;		/* kprof_run_config.gen when it became this */
+	u16 nr_lports;
+	u16 lports[KPROF_MAX_PORTS];
+};
+
+/* What runs: the holders' configurations widened into one, their views. */
+struct kprof_run_config {
+	struct kprof_config c;
+	u32 gen;		/* installs since load */
+	u8 views;		/* bit N - 1: view N is a session's */
+	struct kprof_view view[KPROF_MAX_VIEWS];
+};
+
+void kprof_tcp_set_config(struct kprof_run_config *n);
 void kprof_tcp_get_config(struct kprof_config *cfg);
+const struct kprof_run_config *kprof_tcp_run_config(void);
 u64 kprof_tcp_threshold(void);
-/* Is current inside the configured cgroup (if any)?  Any context. */
-bool kprof_cfg_task_wanted(void);
+/*
+ * Is current inside the configured cgroup (if any)?  Then *@views are the
+ * views whose process and cgroup it is in.  Any context.
+ */
+bool kprof_cfg_task_wanted(u8 *views);
 
 #endif /* _KPROF_H */

@@ -114,7 +114,7 @@ add:
  * an interval's samples differ from its idle, rows and drops.
  */
 void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
-		      bool stack_dropped)
+		      bool stack_dropped, u8 views)
 {
 	struct kprof_interval *iv = kprof_cur_interval();
 	struct kprof_cpu_slot *s;
@@ -127,17 +127,19 @@ void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
 	}
 	if (stack_dropped)
 		iv->scounters[KPROF_SCNT_DROPS_STACKS]++;
-	slot = jhash_2words(stack_id, tgid, 0) % kprof_cpu_samples;
+	slot = jhash_3words(stack_id, tgid, views, 0) % kprof_cpu_samples;
 	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_cpu_samples; i++) {
 		s = &iv->srows[slot];
 		if (!s->samples) {
 			s->stack_id = stack_id;
 			s->tgid = tgid;
+			s->views = views;
 			memcpy(s->comm, t->comm, sizeof(s->comm));
 			iv->sused[iv->nr_sused++] = slot;
 			goto add;
 		}
-		if (s->stack_id == stack_id && s->tgid == tgid)
+		if (s->stack_id == stack_id && s->tgid == tgid &&
+		    s->views == views)
 			goto add;
 		if (++slot == kprof_cpu_samples)
 			slot = 0;

@@ -14,6 +14,8 @@
  * Every session keeps the configuration it set; what runs is those of the
  * sessions holding something, widened into one (kprof_config_widen()),
  * so that each reader's filters let through at least what it asked for.
+ * A holder that filters on what rows do not carry (the process, the
+ * cgroup, local ports) gets a view of its own (kprof_views_assign()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,6 +46,9 @@ struct kprof_session {
 	/* snapshots: the last one, and the one before (copied by now) */
 	u64 last_seq, done_seq;
 	struct kprof_config *cfg;	/* as this session set it, or NULL */
+	/* its view: 1..KPROF_MAX_VIEWS, KPROF_VIEW_NONE, 0: needs none */
+	u8 view;
+	u32 view_since;		/* the kprof_run_config.gen it got it at */
 	char comm[TASK_COMM_LEN];
 };
 
@@ -152,6 +157,86 @@ static void kprof_config_widen(struct kprof_config *m,
 
 static void kprof_sessions_lost_cpu(void);
 
+/* Does @s need a view: does it hold something, filtering on what rows lack? */
+static bool kprof_session_narrows(const struct kprof_session *s)
+{
+	return s->held && s->cfg &&
+	       (s->cfg->tgid || s->cfg->cgroup_id || s->cfg->nr_lports);
+}
+
+static void kprof_view_of(struct kprof_view *v, const struct kprof_config *c,
+			  u32 since)
+{
+	memset(v, 0, sizeof(*v));
+	v->cgroup_id = c->cgroup_id;
+	v->tgid = c->tgid;
+	v->since = since;
+	v->nr_lports = c->nr_lports;
+	memcpy(v->lports, c->lports, v->nr_lports * sizeof(v->lports[0]));
+}
+
+/* Do @v and @c filter the same? */
+static bool kprof_view_is(const struct kprof_view *v,
+			  const struct kprof_config *c)
+{
+	return v->cgroup_id == c->cgroup_id && v->tgid == c->tgid &&
+	       v->nr_lports == c->nr_lports &&
+	       !memcmp(v->lports, c->lports,
+		       v->nr_lports * sizeof(v->lports[0]));
+}
+
+/*
+ * Give the views of @rc (generation rc->gen) to the sessions that need
+ * one: a session keeps its view while its filters stay the same (@old is
+ * what ran: its view there says whether they did); a view that changes
+ * hands or filters is new as of rc->gen, so that requests marked under
+ * its previous owner are not its (kprof_views_valid()).  A session that
+ * finds all views taken gets KPROF_VIEW_NONE, and the next one that
+ * frees up.
+ */
+static void kprof_views_assign(struct kprof_run_config *rc,
+			       const struct kprof_run_config *old)
+{
+	struct kprof_session *s;
+	u8 i;
+
+	lockdep_assert_held(&kprof_ctl_lock);
+	rc->views = 0;
+	list_for_each_entry(s, &kprof_session_list, node) {
+		if (!kprof_session_narrows(s) || !s->view ||
+		    s->view == KPROF_VIEW_NONE)
+			continue;
+		i = s->view - 1;
+		if (!old || !(old->views & (1U << i)) ||
+		    old->view[i].since != s->view_since ||
+		    !kprof_view_is(&old->view[i], s->cfg)) {
+			s->view = 0;	/* changed: a new view below */
+			continue;
+		}
+		kprof_view_of(&rc->view[i], s->cfg, s->view_since);
+		rc->views |= 1U << i;
+	}
+	list_for_each_entry(s, &kprof_session_list, node) {
+		if (!kprof_session_narrows(s)) {
+			s->view = 0;
+			continue;
+		}
+		if (s->view && s->view != KPROF_VIEW_NONE &&
+		    (rc->views & (1U << (s->view - 1))))
+			continue;
+		s->view = KPROF_VIEW_NONE;
+		for (i = 0; i < KPROF_MAX_VIEWS; i++)
+			if (!(rc->views & (1U << i)))
+				break;
+		if (i == KPROF_MAX_VIEWS)
+			continue;
+		s->view = i + 1;
+		s->view_since = rc->gen;
+		kprof_view_of(&rc->view[i], s->cfg, rc->gen);
+		rc->views |= 1U << i;
+	}
+}
+
 /* What a session that never set a configuration asks for: the defaults. */
 static const struct kprof_config kprof_config_default = {
 	.size = sizeof(struct kprof_config),
@@ -168,38 +253,49 @@ static const struct kprof_config kprof_config_default = {
  */
 static int kprof_config_apply(struct kprof_session *fallback, bool strict)
 {
+	const struct kprof_run_config *old = kprof_tcp_run_config();
+	struct kprof_run_config *rc;
 	struct kprof_config *m = NULL;
 	struct kprof_session *s;
 	int ret = 0;
 
 	lockdep_assert_held(&kprof_ctl_lock);
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	if (!rc)
+		return -ENOMEM;
 	list_for_each_entry(s, &kprof_session_list, node) {
 		const struct kprof_config *c = s->cfg ?: &kprof_config_default;
 
 		if (!s->held)
 			continue;
-		if (m)
+		if (m) {
 			kprof_config_widen(m, c);
-		else
-			m = kmemdup(c, sizeof(*m), GFP_KERNEL);
-		if (!m)
-			return -ENOMEM;
+		} else {
+			m = &rc->c;
+			*m = *c;
+		}
 	}
 	if (!m && fallback && fallback->cfg) {
-		m = kmemdup(fallback->cfg, sizeof(*m), GFP_KERNEL);
-		if (!m)
-			return -ENOMEM;
+		m = &rc->c;
+		*m = *fallback->cfg;
 	}
-	if (!m)
+	if (!m) {
+		/* nothing held: no session needs a view */
+		list_for_each_entry(s, &kprof_session_list, node)
+			s->view = 0;
+		kfree(rc);
 		return 0;
+	}
 	if (m->sample_hz)
 		ret = kprof_sample_set_hz(m->sample_hz);
 	kprof_sessions_lost_cpu();
 	if (ret && strict) {
-		kfree(m);
+		kfree(rc);
 		return ret;
 	}
-	kprof_tcp_set_config(m);
+	rc->gen = old->gen + 1;
+	kprof_views_assign(rc, old);
+	kprof_tcp_set_config(rc);
 	return ret;
 }
 
@@ -405,7 +501,7 @@ static unsigned long kprof_snaps_begun;
  * holds every request completed before the call.  Its evictions were
  * decided with this session's older done_seq, which only holds back more.
  */
-int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation)
+int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation, u8 *view)
 {
 	struct kprof_session *o;
 	unsigned long entry;
@@ -416,6 +512,7 @@ int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation)
 	smp_mb();
 	entry = READ_ONCE(kprof_snaps_begun);
 	mutex_lock(&kprof_ctl_lock);
+	*view = s->view;
 	s->done_seq = s->last_seq;
 	if (kprof_snaps_begun != entry) {
 		s->last_seq = kprof_export_snapshots();

@@ -96,9 +96,10 @@ static long kprof_ioc_snapshot(struct kprof_session *s, void *arg)
 {
 	struct kprof_snapshot *snap = arg;
 
-	if (snap->reserved0 || snap->generation)
+	if (snap->view || snap->generation ||
+	    memchr_inv(snap->reserved0, 0, sizeof(snap->reserved0)))
 		return -EINVAL;
-	return kprof_ctl_snapshot(s, &snap->generation);
+	return kprof_ctl_snapshot(s, &snap->generation, &snap->view);
 }
 
 static long kprof_ioc_get_stats(struct kprof_session *s, void *arg)

@@ -226,6 +226,7 @@ static void kprof_merge_row(const struct kprof_tcp_slot *s, void *arg)
 	r->rport = s->key.rport;
 	memcpy(r->raddr, s->key.raddr, sizeof(r->raddr));
 	r->role = s->key.role;
+	r->views = s->key.views;
 	r->min_ns = U64_MAX;
 	r->birth = m->seq;
 add:
@@ -247,13 +248,15 @@ static void kprof_merge_cpu_row(const struct kprof_cpu_slot *s, void *arg)
 	struct kprof_cpu_row *r;
 	u32 h, idx;
 
-	h = jhash_2words(s->stack_id, s->tgid, 0) & (kprof_cmerge_cap - 1);
+	h = jhash_3words(s->stack_id, s->tgid, s->views, 0) &
+	    (kprof_cmerge_cap - 1);
 	for (;;) {
 		idx = kprof_cmerge_idx[h];
 		if (!idx)
 			break;
 		r = &m->crows[idx - 1];
-		if (r->stack_id == s->stack_id && r->tgid == s->tgid)
+		if (r->stack_id == s->stack_id && r->tgid == s->tgid &&
+		    r->views == s->views)
 			goto add;
 		h = (h + 1) & (kprof_cmerge_cap - 1);
 	}
@@ -267,6 +270,7 @@ static void kprof_merge_cpu_row(const struct kprof_cpu_slot *s, void *arg)
 	memset(r, 0, sizeof(*r));
 	r->stack_id = s->stack_id;
 	r->tgid = s->tgid;
+	r->views = s->views;
 	memcpy(r->comm, s->comm, sizeof(r->comm));
 	r->birth = m->seq;
 add:
@@ -360,7 +364,8 @@ static void kprof_merge_rebuild(u32 nr, const struct kprof_cpu_row *crows,
 	}
 	memset(kprof_cmerge_idx, 0, kprof_cmerge_cap * sizeof(u32));
 	for (i = 0; i < nr_crows; i++) {
-		h = jhash_2words(crows[i].stack_id, crows[i].tgid, 0);
+		h = jhash_3words(crows[i].stack_id, crows[i].tgid,
+				 crows[i].views, 0);
 		for (h &= kprof_cmerge_cap - 1; kprof_cmerge_idx[h];
 		     h = (h + 1) & (kprof_cmerge_cap - 1))
 			;

@@ -38,12 +38,13 @@ void kprof_sample_regs(struct pt_regs *regs)
 	struct task_struct *t = current;
 	bool dropped = false;
 	u32 id = 0;
+	u8 views;
 
-	if (!kprof_cfg_task_wanted())
+	if (!kprof_cfg_task_wanted(&views))
 		goto out;
 	if (!is_idle_task(t) && !kprof_guard_skip_stack(true))
 		id = kprof_stack_capture(regs, &dropped);
-	kprof_agg_sample(t, id, dropped);
+	kprof_agg_sample(t, id, dropped, views);
 out:
 	kprof_guard_end(KPROF_COST_SAMPLE, t0);
 }

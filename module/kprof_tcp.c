@@ -55,6 +55,8 @@ struct kprof_flight {
 	u64 start_ns;		/* 0: no request in flight */
 	u32 copied_seq;		/* the socket's copied_seq at the start */
 	u8 role;		/* KPROF_ROLE_CLIENT once seen connecting */
+	u8 views;		/* the views the request passed at its start */
+	u32 vgen;		/* kprof_run_config.gen of that check */
 };
 
 static struct kprof_flight *kprof_flights;
@@ -62,7 +64,7 @@ static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
 /* slots that are TOMB or RECLAIM */
 static atomic_t kprof_nr_dead = ATOMIC_INIT(0);
 
-static struct kprof_config __rcu *kprof_cfg;
+static struct kprof_run_config __rcu *kprof_cfg;
 /*
  * The probes stay registered from load to unload; START and STOP only
  * flip this.
@@ -369,6 +371,49 @@ static bool kprof_sk_wanted(const struct kprof_config *c, const struct sock *sk,
 	return true;
 }
 
+/* Is current in @w's process and cgroup (those it names)? */
+static bool kprof_view_has_current(const struct kprof_view *w)
+{
+	return (!w->tgid || w->tgid == current->tgid) &&
+	       (!w->cgroup_id || kprof_current_in_cgroup(w->cgroup_id));
+}
+
+/* The views of @rc whose filters the request starting on @sk passes. */
+static u8 kprof_sk_views(const struct kprof_run_config *rc,
+			 const struct sock *sk)
+{
+	u8 v = 0, i;
+
+	for (i = 0; rc->views >> i; i++) {
+		const struct kprof_view *w = &rc->view[i];
+
+		if (!(rc->views & (1U << i)))
+			continue;
+		if (w->nr_lports &&
+		    !kprof_port_in(sk->sk_num, w->lports, w->nr_lports))
+			continue;
+		if (kprof_view_has_current(w))
+			v |= 1U << i;
+	}
+	return v;
+}
+
+/*
+ * Of the views @v found at a request's start under generation @gen, those
+ * still the same session's: a view given since then to another session,
+ * or changed, is not marked (see struct kprof_snapshot).
+ */
+static u8 kprof_views_valid(const struct kprof_run_config *rc, u8 v, u32 gen)
+{
+	u8 i;
+
+	v &= rc->views;
+	for (i = 0; v >> i; i++)
+		if ((v & (1U << i)) && (s32)(gen - rc->view[i].since) < 0)
+			v &= ~(1U << i);
+	return v;
+}
+
 /* Key of KPROF_ENDPOINTS_HASH, drawn at load and never exported. */
 static siphash_key_t kprof_ep_key;
 
@@ -444,14 +489,14 @@ static u64 kprof_tcp_now(void)
 
 static void kprof_tcp_send(struct sock *sk)
 {
-	const struct kprof_config *c = rcu_dereference_sched(kprof_cfg);
+	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
 	struct kprof_flight *f = kprof_flight_find(sk);
 	u8 role;
 
 	if (f && READ_ONCE(f->start_ns))
 		return;		/* more of the same request */
 	role = kprof_sk_role(sk, f);
-	if (!c || !kprof_sk_wanted(c, sk, role))
+	if (!rc || !kprof_sk_wanted(&rc->c, sk, role))
 		return;
 	if (kprof_guard_skip_request())
 		return;
@@ -462,6 +507,8 @@ static void kprof_tcp_send(struct sock *sk)
 		return;
 	}
 	WRITE_ONCE(f->role, role);
+	WRITE_ONCE(f->views, rc->views ? kprof_sk_views(rc, sk) : 0);
+	WRITE_ONCE(f->vgen, rc->gen);
 	WRITE_ONCE(f->copied_seq, READ_ONCE(tcp_sk(sk)->copied_seq));
 	/* the start publishes the rest (cmpxchg orders fully) */
 	cmpxchg(&f->start_ns, 0, kprof_tcp_now() ?: 1);
@@ -477,7 +524,7 @@ static void kprof_tcp_connect(struct sock *sk)
 
 static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 {
-	const struct kprof_config *c;
+	const struct kprof_run_config *rc;
 	struct kprof_tcp_key key = { 0 };
 	struct kprof_flight *f;
 	u64 start, now;
@@ -516,8 +563,8 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	 * whatever task it interrupted, whose stacks say nothing of this
 	 * request.  It counts, with no stack.
 	 */
-	c = rcu_dereference_sched(kprof_cfg);
-	if (c && now >= c->threshold_ns && !in_serving_softirq() &&
+	rc = rcu_dereference_sched(kprof_cfg);
+	if (rc && now >= rc->c.threshold_ns && !in_serving_softirq() &&
 	    !kprof_guard_skip_stack(false)) {
 		key.stack_id = kprof_stack_capture(regs, &dropped);
 		if (dropped)
@@ -525,6 +572,9 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	}
 	kprof_sk_endpoint(sk, &key);
 	key.role = kprof_sk_role(sk, f);
+	if (rc && rc->views)
+		key.views = kprof_views_valid(rc, READ_ONCE(f->views),
+					      READ_ONCE(f->vgen));
 	kprof_agg_tcp_add(&key, now);
 }
 
@@ -868,32 +918,49 @@ int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 	return 0;
 }
 
-/* Install @n from kprof_tcp_prepare_config(), which it now owns. */
-void kprof_tcp_set_config(struct kprof_config *n)
+/* Install @n, which it now owns. */
+void kprof_tcp_set_config(struct kprof_run_config *n)
 {
-	struct kprof_config *old = rcu_dereference_protected(kprof_cfg, true);
+	struct kprof_run_config *old =
+		rcu_dereference_protected(kprof_cfg, true);
 
 	rcu_assign_pointer(kprof_cfg, n);
 	kprof_wait_handlers();
 	kfree(old);
 }
 
-bool kprof_cfg_task_wanted(void)
+bool kprof_cfg_task_wanted(u8 *views)
 {
-	const struct kprof_config *c = rcu_dereference_sched(kprof_cfg);
+	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
+	u8 i;
 
-	return !c || !c->cgroup_id || kprof_current_in_cgroup(c->cgroup_id);
+	*views = 0;
+	if (!rc)
+		return true;
+	if (rc->c.cgroup_id && !kprof_current_in_cgroup(rc->c.cgroup_id))
+		return false;
+	for (i = 0; rc->views >> i; i++)
+		if ((rc->views & (1U << i)) &&
+		    kprof_view_has_current(&rc->view[i]))
+			*views |= 1U << i;
+	return true;
 }
 
 /* Caller serialises with kprof_tcp_set_config(). */
 u64 kprof_tcp_threshold(void)
 {
-	return rcu_dereference_protected(kprof_cfg, true)->threshold_ns;
+	return rcu_dereference_protected(kprof_cfg, true)->c.threshold_ns;
+}
+
+/* What runs; with kprof_tcp_set_config()'s caller's lock held. */
+const struct kprof_run_config *kprof_tcp_run_config(void)
+{
+	return rcu_dereference_protected(kprof_cfg, true);
 }
 
 void kprof_tcp_get_config(struct kprof_config *cfg)
 {
-	*cfg = *rcu_dereference_protected(kprof_cfg, true);
+	*cfg = rcu_dereference_protected(kprof_cfg, true)->c;
 }
 
 /*
@@ -944,7 +1011,7 @@ static void kprof_arm_outer_cleanup(void)
 
 int kprof_tcp_init(void)
 {
-	struct kprof_config *c;
+	struct kprof_run_config *c;
 	int i, ret;
 
 	kprof_flights = vzalloc(array_size(kprof_inflight_max,
@@ -956,8 +1023,8 @@ int kprof_tcp_init(void)
 		kprof_flights = NULL;
 		return -ENOMEM;
 	}
-	c->size = sizeof(*c);
-	c->threshold_ns = NSEC_PER_MSEC;
+	c->c.size = sizeof(c->c);
+	c->c.threshold_ns = NSEC_PER_MSEC;
 	RCU_INIT_POINTER(kprof_cfg, c);
 	get_random_bytes(&kprof_ep_key, sizeof(kprof_ep_key));
 

@@ -3,7 +3,9 @@
 # --cgroup: only tasks in a cgroup v2 subtree are traced and sampled.
 # A spinner and a request/response workload run inside the cgroup (the
 # spinner in a child cgroup), the same pair outside; a recording with
-# --cgroup sees exactly the inside pair.
+# --cgroup sees exactly the inside pair, while a `kprof top` without a
+# filter, which makes the module trace and sample everything, reads
+# beside it and sees both (API 2.1: the recording's view).
 . "$(dirname "$0")/lib.sh"
 
 SPIN=$KP_DIR/cpu_spin
@@ -18,7 +20,7 @@ cleanup()
 }
 trap cleanup EXIT
 
-tap_plan 7
+tap_plan 8
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 mark=$(kp_dmesg_mark)
@@ -38,6 +40,16 @@ run_in()
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
 }
 
+# everything runs for this one: the recording's filter is its own
+"$KPROF_BIN" top --json -i 0.5 --freq 99 --threshold 0 --top 1000 \
+	>"$tmp/all.json" 2>"$tmp/all.err" &
+all=$!
+end=$(($(date +%s) + 30))
+until "$KPROF_BIN" status 2>/dev/null | grep -q 'running:.*cpu'; do
+	[ "$(date +%s)" -lt $end ] || break
+	sleep 0.1
+done
+
 # They outlast the recording by far, so a slow machine that starts the
 # reader late still records them.
 run_in "$cgroot/kprof-in" "$WL" -d 10 2 >"$tmp/wl-in"
@@ -51,6 +63,8 @@ sleep 0.5
 "$KPROF_BIN" record -d 3 --freq 199 --threshold 0 \
 	--cgroup "$cgroot/kprof-in" -o "$tmp/r.json" --format json 2>"$tmp/err"
 tap_result $? "record --cgroup exits 0"
+kill -INT "$all"
+wait "$all"
 wait
 port_in=$(awk '{ print $2 }' "$tmp/wl-in")
 port_out=$(awk '{ print $2 }' "$tmp/wl-out")
@@ -85,6 +99,12 @@ PY
 tap_check "the spinner in a child cgroup is sampled" check spin-in "$spin_in"
 tap_check "the spinner outside is not" check spin-out "$spin_out"
 tap_check "no CPU sample of any other process" check only-in "$spin_in" "$wl_in"
+# the unfiltered reader beside it saw the outside spinner
+tap_check "top without a filter, beside it, sampled the outside spinner" \
+	python3 -I -S -c 'import json, sys
+sys.exit(0 if any(r["tgid"] == int(sys.argv[2]) and r["samples"] > 0
+                  for l in open(sys.argv[1]) for r in json.loads(l)["cpu"])
+         else 1)' "$tmp/all.json" "$spin_out"
 tap_check "requests to the inside server are traced" check port-in "$port_in"
 tap_check "requests to the outside server are not" check port-out "$port_out"
 kp_unload

@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Eight readers at once, each with its own windows and filters: `kprof
+# Nine readers at once, each with its own windows and filters: `kprof
 # top --json` at 0.1 s, `top --json -i 1 --rport A`, a `kprof record`, a
 # Prometheus `top -q` at 5 s, `top -i 0.01 --rport B`, `top -i 0.3 -4
-# --threshold 0` sampling CPUs at 250 Hz, `top -i 2 -6` and `top -i 0.2
-# --role client --rport A,B --threshold 5ms` read side by side while a
-# workload makes a known number of IPv4 requests to ports A and B.  Each
-# reader counts every one of them that its filter takes exactly once,
-# whoever else snapshots (API 2.0: cumulative counts, windows and
-# configurations per reader), and none says it skipped or lost anything.
+# --threshold 0` sampling CPUs at 250 Hz, `top -i 2 -6`, `top -i 0.2
+# --role client --rport A,B --threshold 5ms` and `top -i 0.5 --lport A`
+# read side by side while a workload makes a known number of IPv4
+# requests to ports A and B.  Each reader counts every one of them that
+# its filter takes exactly once, whoever else snapshots (API 2.0:
+# cumulative counts, windows and configurations per reader; API 2.1: a
+# view for the local-port filter, which rows do not carry), and none
+# says it skipped or lost anything.
 . "$(dirname "$0")/lib.sh"
 
 WL=$KP_DIR/tcp_workload
@@ -17,7 +19,7 @@ tmp=$(mktemp -d)
 pids=''
 trap 'kill -KILL $pids 2>/dev/null; rm -rf "$tmp"' EXIT
 
-tap_plan 12
+tap_plan 14
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
@@ -67,17 +69,21 @@ t7=$!
 "$KPROF_BIN" top --json -i 0.2 --top 1000 --no-cpu --role client \
 	--rport "$A,$B" --threshold 5ms >"$tmp/t8.json" 2>"$tmp/t8.err" &
 t8=$!
-pids="$t1 $t2 $rec $prom $t5 $t6 $t7 $t8"
+# local port A: the server side of A's connections, and no client's
+"$KPROF_BIN" top --json -i 0.5 --top 1000 --lport "$A" $opts \
+	>"$tmp/t9.json" 2>"$tmp/t9.err" &
+t9=$!
+pids="$t1 $t2 $rec $prom $t5 $t6 $t7 $t8 $t9"
 
-# all eight hold their session (their first read is taken right after)
+# all nine hold their session (their first read is taken right after)
 end=$(($(date +%s) + 60))
 until [ "$("$KPROF_BIN" status --json 2>/dev/null |
-	   python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 8 ]; do
+	   python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 9 ]; do
 	[ "$(date +%s)" -lt $end ] || break
 	sleep 0.2
 done
 [ "$(date +%s)" -lt $end ]
-tap_result $? "eight readers hold a session each"
+tap_result $? "nine readers hold a session each"
 # the last one's first read: a workload started now counts in full
 sleep 1
 
@@ -96,6 +102,11 @@ if kind == "top":
         for r in json.loads(line)["tcp"]:
             if r["role"] == "client" and r["rport"] in ports:
                 n[r["rport"]] += r["count"]
+elif kind == "server":	# every server-side request, whatever the port
+    for line in open(path):
+        for r in json.loads(line)["tcp"]:
+            if r["role"] == "server":
+                n[min(ports)] += r["count"]
 elif kind == "rec":
     for r in json.load(open(path))["tcp"]:
         if r["role"] == "client" and r["rport"] in ports:
@@ -142,7 +153,8 @@ for r in "top -i 0.1:top:$tmp/t1.json:$want" \
 	 "top -i 0.01 --rport B:top:$tmp/t5.json:$want_b" \
 	 "top -i 0.3 -4 --threshold 0 --freq 250:top:$tmp/t6.json:$want" \
 	 "top -i 2 -6:top:$tmp/t7.json:$want_0" \
-	 "top -i 0.2 --role client --rport A,B:top:$tmp/t8.json:$want"; do
+	 "top -i 0.2 --role client --rport A,B:top:$tmp/t8.json:$want" \
+	 "top -i 0.5 --lport A:top:$tmp/t9.json:$want_0"; do
 	name=${r%%:*} rest=${r#*:}
 	kind=${rest%%:*} rest=${rest#*:}
 	file=${rest%%:*} w=${rest#*:}
@@ -151,6 +163,13 @@ for r in "top -i 0.1:top:$tmp/t1.json:$want" \
 	[ "$got" = "$w" ]
 	tap_result $? "$name: every request of the workload it takes counted exactly once"
 done
+# --lport A: the server side of port A alone, fewer than everyone's
+s9=$(counted server "$tmp/t9.json" $ports)
+s1=$(counted server "$tmp/t1.json" $ports)
+tap_diag "server-side requests: --lport A ${s9%% *}, all ${s1%% *}"
+# (A and B serve as many requests each, the same way)
+[ "${s9%% *}" -gt 0 ] && [ $((${s9%% *} * 2)) = "${s1%% *}" ]
+tap_result $? "top -i 0.5 --lport A: the server side of port A alone"
 # the -6 reader's "0 0" is from windows it printed, over the workload
 [ "$(wc -l <"$tmp/t7.json")" -ge 2 ]
 tap_result $? "top -i 2 -6: printed its windows"

@@ -631,6 +631,177 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	close(fd2);
 }
 
+/* A snapshot through @fd: the caller's view (API 2.1), or -1. */
+static int snapshot_view(int fd)
+{
+	struct kprof_snapshot sn = { .size = sizeof(sn) };
+
+	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &sn))
+		return -1;
+	return sn.view;
+}
+
+/* Requests completed in @ex's window to @rport in @role, marked with @view. */
+static uint64_t view_count(const struct export *ex, uint16_t rport, int role,
+			   int view)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < ex->hdr->nr_tcp_rows; i++) {
+		const struct kprof_tcp_row *r = &ex->rows[i];
+
+		if ((rport && r->rport != rport) || r->role != role)
+			continue;
+		if (view && !(r->views & (1U << (view - 1))))
+			continue;
+		n += r->count;
+	}
+	return n;
+}
+
+/*
+ * API 2.1 views: three readers trace at once, one filtering by process,
+ * one by local port, one on nothing.  The module runs the widest (every
+ * process and port), and marks each request with the views whose filters
+ * it passed: the process's reader finds exactly the child's requests,
+ * the local port's reader exactly the server side of its port, and the
+ * third reader, which has no view, all of them.
+ */
+TEST_F(session, views_keep_each_readers_process_and_local_port)
+{
+	const uint64_t n1 = 5, n2 = 7;
+	struct server s1 = { .respond = 1 }, s2 = { .respond = 1 };
+	struct kprof_config by_pid = { .threshold_ns = 100000 * MS };
+	struct kprof_config by_lport = by_pid, none = by_pid;
+	int fd_pid = open_dev(), fd_lport = open_dev();
+	int go[2], st, c, vp, vl, i;
+	struct sockaddr_in me;
+	socklen_t len = sizeof(me);
+	struct export ex;
+	uint16_t cport;
+	char b = 0;
+	pid_t pid;
+
+	ASSERT_LE(0, fd_pid);
+	ASSERT_LE(0, fd_lport);
+	ASSERT_EQ(0, server_start(&s1, AF_INET, 0));
+	ASSERT_EQ(0, server_start(&s2, AF_INET, 0));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		c = client_connect(AF_INET, s1.port);
+		for (i = 0; c >= 0 && i < (int)n1; i++)
+			if (!client_request(c))
+				_exit(1);
+		_exit(c < 0);
+	}
+	close(go[0]);
+
+	by_pid.tgid = pid;
+	by_lport.nr_lports = 1;
+	by_lport.lports[0] = s2.port;
+	ASSERT_EQ(0, kp_config(fd_pid, &by_pid));
+	ASSERT_EQ(0, kp_config(fd_lport, &by_lport));
+	ASSERT_EQ(0, kp_config(self->fd, &none));
+	ASSERT_EQ(0, kp_ctl(fd_pid, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_ctl(fd_lport, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, export_map(self->fd, &ex));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+
+	/* the child's requests to s1, then ours to s2 */
+	ASSERT_EQ(1, write(go[1], &b, 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, st);
+	c = client_connect(AF_INET, s2.port);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockname(c, (struct sockaddr *)&me, &len));
+	cport = ntohs(me.sin_port);
+	for (i = 0; i < (int)n2; i++)
+		ASSERT_NE(0, client_request(c));
+	close(c);
+	server_stop(&s1);
+	server_stop(&s2);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+
+	vp = snapshot_view(fd_pid);
+	vl = snapshot_view(fd_lport);
+	TH_LOG("views: by pid %d, by local port %d, none %d", vp, vl,
+	       snapshot_view(self->fd));
+	ASSERT_LE(1, vp);
+	ASSERT_GE(KPROF_MAX_VIEWS, vp);
+	ASSERT_LE(1, vl);
+	ASSERT_GE(KPROF_MAX_VIEWS, vl);
+	EXPECT_NE(vp, vl);
+	EXPECT_EQ(0, snapshot_view(self->fd));
+
+	/* the widest runs: everything, for the reader with no view */
+	EXPECT_EQ(n1, view_count(&ex, s1.port, KPROF_ROLE_CLIENT, 0));
+	EXPECT_EQ(n2, view_count(&ex, s2.port, KPROF_ROLE_CLIENT, 0));
+	/* the child's requests, and no other client's, are the pid's */
+	EXPECT_EQ(n1, view_count(&ex, 0, KPROF_ROLE_CLIENT, vp));
+	EXPECT_EQ(0, view_count(&ex, 0, KPROF_ROLE_SERVER, vp));
+	/* s2's server side, and no client's, is the local port's */
+	EXPECT_EQ(0, view_count(&ex, 0, KPROF_ROLE_CLIENT, vl));
+	EXPECT_LT(0, view_count(&ex, cport, KPROF_ROLE_SERVER, 0));
+	EXPECT_EQ(view_count(&ex, cport, KPROF_ROLE_SERVER, 0),
+		  view_count(&ex, 0, KPROF_ROLE_SERVER, vl));
+	export_unmap(&ex);
+	close(go[1]);
+	close(fd_pid);
+	close(fd_lport);
+}
+
+/*
+ * KPROF_MAX_VIEWS sessions filtering by process take every view: the
+ * next one has none (KPROF_VIEW_NONE) and gets the first to free up,
+ * while the others keep theirs.
+ */
+TEST_F(session, a_session_past_the_views_gets_the_first_freed)
+{
+	struct kprof_config cfg = { .threshold_ns = 100000 * MS };
+	int fd[KPROF_MAX_VIEWS + 1], view[KPROF_MAX_VIEWS + 1], i, freed;
+
+	for (i = 0; i <= KPROF_MAX_VIEWS; i++) {
+		fd[i] = open_dev();
+		ASSERT_LE(0, fd[i]);
+		cfg.tgid = 1000000 + i;	/* no such process: nothing counts */
+		ASSERT_EQ(0, kp_config(fd[i], &cfg));
+		ASSERT_EQ(0, kp_ctl(fd[i], KPROF_IOC_START, KPROF_RUN_TCP));
+	}
+	for (i = 0; i <= KPROF_MAX_VIEWS; i++)
+		view[i] = snapshot_view(fd[i]);
+	for (i = 0; i < KPROF_MAX_VIEWS; i++) {
+		EXPECT_EQ(i + 1, view[i]);
+	}
+	EXPECT_EQ(KPROF_VIEW_NONE, view[KPROF_MAX_VIEWS]);
+
+	/* one gives its session up: the ninth gets its view */
+	freed = view[3];
+	close(fd[3]);
+	EXPECT_EQ(freed, snapshot_view(fd[KPROF_MAX_VIEWS]));
+	for (i = 0; i < KPROF_MAX_VIEWS; i++)
+		if (i != 3)
+			EXPECT_EQ(view[i], snapshot_view(fd[i]));
+	/* a session that stops holds nothing, and needs no view */
+	ASSERT_EQ(0, kp_ctl(fd[0], KPROF_IOC_STOP, KPROF_RUN_TCP));
+	EXPECT_EQ(0, snapshot_view(fd[0]));
+	/* the last ones too, when nothing is held any more */
+	for (i = 1; i <= KPROF_MAX_VIEWS; i++)
+		if (i != 3)
+			ASSERT_EQ(0, kp_ctl(fd[i], KPROF_IOC_STOP,
+					    KPROF_RUN_TCP));
+	EXPECT_EQ(0, snapshot_view(fd[KPROF_MAX_VIEWS]));
+	for (i = 0; i <= KPROF_MAX_VIEWS; i++)
+		if (i != 3)
+			close(fd[i]);
+}
+
 /*
  * A START whose sampling rate cannot run (kprof_peer makes every CPU's
  * event fail) still puts the session's filters and threshold in effect:

@@ -368,7 +368,8 @@ static inline void export_window(struct export *e)
 				l->cpu_rows_off + (size_t)j * l->cpu_row_size);
 
 			if (lr->stack_id == cr->stack_id &&
-			    lr->tgid == cr->tgid && lr->birth == cr->birth) {
+			    lr->tgid == cr->tgid && lr->views == cr->views &&
+			    lr->birth == cr->birth) {
 				wr->samples -= lr->samples;
 				break;
 			}

@@ -211,6 +211,12 @@ static int snapshot_ioctl(struct kp_session *s, uint64_t *gen)
 			    "KPROF_IOC_SNAPSHOT"))
 		return -1;
 	*gen = snap.generation;
+	s->view = snap.view;
+	if (s->view == KPROF_VIEW_NONE && !s->view_noted) {
+		s->view_noted = 1;
+		kp_err("note: more than %u readers filter by process, cgroup or local port: until one of them ends, this one also counts what the others' filters let through",
+		       KPROF_MAX_VIEWS);
+	}
 	return 0;
 }
 
@@ -380,7 +386,7 @@ int kp_session_snapshot(struct kp_session *s, struct kp_snapshot *snap)
 		return -1;
 	}
 	if (!ret)
-		kp_window_filter(snap, &s->cfg);
+		kp_window_filter(snap, &s->cfg, s->view);
 	return ret;
 }
 

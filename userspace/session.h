@@ -73,6 +73,8 @@ struct kp_session {
 	uint32_t tgid;		/* -p: CPU rows of other processes ignored */
 	struct kp_window win;	/* this reader's windows (API 2.0) */
 	int copy_owed;		/* the last copy failed: copy, no snapshot */
+	uint8_t view;		/* this session's view, as the last snapshot said */
+	int view_noted;		/* said that it had none (KPROF_VIEW_NONE) */
 };
 
 /*

@@ -14,7 +14,7 @@
 
 /* The key of a TCP row: every field before @reserved0 (zero anyway). */
 #define TCP_KEY_LEN	offsetof(struct kprof_tcp_row, reserved0)
-/* The key of a CPU row: stack ID and tgid. */
+/* The key of a CPU row: stack ID and tgid, and views (API 2.1). */
 #define CPU_KEY_LEN	offsetof(struct kprof_cpu_row, samples)
 
 static int cmp_tcp(const void *a, const void *b)
@@ -24,7 +24,10 @@ static int cmp_tcp(const void *a, const void *b)
 
 static int cmp_cpu(const void *a, const void *b)
 {
-	return memcmp(a, b, CPU_KEY_LEN);
+	const struct kprof_cpu_row *x = a, *y = b;
+	int d = memcmp(a, b, CPU_KEY_LEN);
+
+	return d ? d : x->views < y->views ? -1 : x->views > y->views;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -219,7 +222,42 @@ static bool row_wanted(const struct kprof_tcp_row *r,
 					c->nr_rports : KPROF_MAX_PORTS);
 }
 
-void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c)
+/*
+ * CPU rows of @view (0, KPROF_VIEW_NONE: all), then one row per stack and
+ * process again.
+ */
+static void filter_cpu_views(struct kp_snapshot *w, uint8_t view)
+{
+	uint32_t i, n = 0;
+	bool marked = false;
+
+	for (i = 0; i < w->nr_cpu_rows; i++) {
+		struct kprof_cpu_row *r = &w->cpu_rows[i];
+
+		if (view && view <= KPROF_MAX_VIEWS &&
+		    !(r->views & (1U << (view - 1))))
+			continue;
+		marked |= !!r->views;
+		r->views = 0;
+		w->cpu_rows[n++] = *r;
+	}
+	w->nr_cpu_rows = n;
+	if (!marked)
+		return;
+	qsort(w->cpu_rows, w->nr_cpu_rows, sizeof(*w->cpu_rows), cmp_cpu);
+	for (i = 1, n = 1; i < w->nr_cpu_rows; i++) {
+		struct kprof_cpu_row *d = &w->cpu_rows[n - 1];
+
+		if (cmp_cpu(d, &w->cpu_rows[i]))
+			w->cpu_rows[n++] = w->cpu_rows[i];
+		else
+			d->samples += w->cpu_rows[i].samples;
+	}
+	w->nr_cpu_rows = w->nr_cpu_rows ? n : 0;
+}
+
+void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c,
+		      uint8_t view)
 {
 	uint32_t i, n = 0;
 	bool folded = false;
@@ -229,6 +267,13 @@ void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c)
 
 		if (!row_wanted(r, c))
 			continue;
+		if (view && view <= KPROF_MAX_VIEWS &&
+		    !(r->views & (1U << (view - 1))))
+			continue;
+		if (r->views) {
+			r->views = 0;	/* one row per key again, below */
+			folded = true;
+		}
 		/*
 		 * Only when the module walked stacks below our threshold
 		 * (another reader's); max is never below the truth.
@@ -241,6 +286,7 @@ void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c)
 		w->rows[n++] = *r;
 	}
 	w->nr_rows = n;
+	filter_cpu_views(w, view);
 	if (!folded)
 		return;
 	/* rows of one key are now neighbours: add them up */

@@ -37,10 +37,16 @@ int kp_window_next(struct kp_window *w, struct kp_snapshot *cum,
  * roles, families or remote ports than @c asks for go; a row with a stack
  * whose slowest request (to a bucket) is below @c's threshold joins its
  * endpoint's row without a stack (ID 0), when the module's threshold
- * (the lowest any reader asked for) was below @c's.  Local ports, the process and
- * the cgroup are not in a row: those filters are the module's alone.
+ * (the lowest any reader asked for) was below @c's.  Local ports, the
+ * process and the cgroup are not in a row: with @view, this reader's view
+ * (API 2.1, from its last snapshot), only the rows marked with it stay,
+ * which hold exactly the requests that passed those filters of @c; with
+ * none (0, KPROF_VIEW_NONE or a module of API 2.0) they are the
+ * module's alone.  CPU rows likewise: a view keeps the samples of its
+ * process and cgroup.  Rows that differ only in their views are added up.
  */
-void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c);
+void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c,
+		      uint8_t view);
 
 /* Forget the last read: the next one is a baseline again. */
 void kp_window_reset(struct kp_window *w);

@@ -42,7 +42,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		2
-#define KPROF_API_MINOR		0
+#define KPROF_API_MINOR		1
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -231,8 +231,14 @@ struct kprof_ctl {
  * holder that set none asks for the defaults.  While no session holds
  * anything, the caller's runs.  GET returns what runs.
  * A session's configuration goes with it.  Rows carry the remote port,
- * role and family, so a reader can keep its own exactly; local ports,
- * the process and the cgroup it cannot tell apart in the rows.
+ * role and family, so a reader can keep its own exactly.  The filters
+ * rows do not carry (@tgid, @cgroup_id, @lports) make the session a view
+ * (API 2.1): each of up to KPROF_MAX_VIEWS sessions holding something
+ * with one of them set gets a view number (see struct kprof_snapshot),
+ * and every TCP request tracked is marked, in its row's @views, with the
+ * views whose filters it passed when it started, every CPU sample with
+ * the views whose process and cgroup its task is in.  A session beyond
+ * KPROF_MAX_VIEWS gets one as soon as one is free.
  *
  * SET replaces the whole configuration atomically; it may be called while
  * running.  A request already in flight keeps the decision made when it
@@ -274,6 +280,17 @@ struct kprof_config {
 /**
  * struct kprof_snapshot - KPROF_IOC_SNAPSHOT
  * @size:	caller's sizeof
+ * @view:	out (API 2.1; zero on input): the caller's view, see
+ *		struct kprof_config: 0 when its session is none (no process,
+ *		cgroup or local-port filter, or it holds nothing: its rows
+ *		are all those its other filters take), 1 to KPROF_MAX_VIEWS
+ *		for view N (its requests are the rows' @views bit N - 1:
+ *		exactly those that passed its filters), KPROF_VIEW_NONE when
+ *		it should be one but all are taken (it sees what the
+ *		widened configuration let through).  A view given to a
+ *		session is its own until it goes or sets another
+ *		configuration; the first window after a change of view
+ *		mixes the two
  * @reserved0:	zero
  * @generation:	out: the mmap generation now published (even)
  *
@@ -300,9 +317,13 @@ struct kprof_config {
  */
 struct kprof_snapshot {
 	__u32 size;
-	__u32 reserved0;
+	__u8 view;
+	__u8 reserved0[3];
 	__u64 generation;
 };
+
+#define KPROF_MAX_VIEWS		8
+#define KPROF_VIEW_NONE		0xff
 
 #define KPROF_SNAPSHOT_SIZE_VER0	16
 
@@ -645,6 +666,9 @@ struct kprof_mmap_header {
  * @raddr:	remote address, network order (IPv4: first 4 bytes); a
  *		network or a hash as @family says
  * @role:	KPROF_ROLE_CLIENT or KPROF_ROLE_SERVER
+ * @views:	(API 2.1) bit N - 1 set: the requests passed view N's
+ *		filters (see struct kprof_snapshot); part of the key, so an
+ *		endpoint has a row for each set of views its requests passed
  * @reserved0:	zero
  * @count:	requests completed
  * @sum_ns:	sum of their latencies
@@ -661,7 +685,8 @@ struct kprof_tcp_row {
 	__u16 rport;
 	__u8 raddr[16];
 	__u8 role;
-	__u8 reserved0[7];
+	__u8 views;
+	__u8 reserved0[6];
 	__u64 count;
 	__u64 sum_ns;
 	__u64 min_ns;
@@ -681,6 +706,13 @@ struct kprof_tcp_row {
  *		sample; the threads of a process that share a stack share
  *		the row, which keeps one of their names
  * @birth:	(API 2.0) as in struct kprof_tcp_row
+ * @views:	(API 2.1) as in struct kprof_tcp_row, for the task sampled: the
+ *		views whose process and cgroup it is in (local ports do not
+ *		apply to samples); part of the key
+ * @reserved0:	zero
+ *
+ * The row is cpu_row_size bytes in the mapping: 40
+ * (KPROF_CPU_ROW_SIZE_VER0, no @views) before API 2.1.
  */
 struct kprof_cpu_row {
 	__u32 stack_id;
@@ -688,7 +720,11 @@ struct kprof_cpu_row {
 	__u64 samples;
 	char comm[16];
 	__u64 birth;
+	__u8 views;
+	__u8 reserved0[7];
 };
+
+#define KPROF_CPU_ROW_SIZE_VER0	40
 
 #define KPROF_MAX_KERNEL_FRAMES	32
 #define KPROF_MAX_USER_FRAMES	32

@@ -77,12 +77,12 @@ static void make_snap(struct kp_snapshot *snap, uint32_t resets)
 			      sizeof("__x64_sys_ioctl+0x5/0x20");
 	memcpy(stacks[2].comm, "kworker/0:0", 11);
 
-	cpu[0] = (struct kprof_cpu_row){ 5, self, 30, "app;x y", 0 };
-	cpu[1] = (struct kprof_cpu_row){ 6, self, 10, "app;x y", 0 };
-	cpu[2] = (struct kprof_cpu_row){ 8, 0, 5, "kworker/0:0", 0 };
-	cpu[3] = (struct kprof_cpu_row){ 0, self, 1, "app;x y", 0 };
-	cpu[4] = (struct kprof_cpu_row){ 5, 77, 4, "app;x y", 0 };
-	cpu[5] = (struct kprof_cpu_row){ 5, 99, 7, "other", 0 };
+	cpu[0] = (struct kprof_cpu_row){ 5, self, 30, "app;x y", 0, 0, { 0 } };
+	cpu[1] = (struct kprof_cpu_row){ 6, self, 10, "app;x y", 0, 0, { 0 } };
+	cpu[2] = (struct kprof_cpu_row){ 8, 0, 5, "kworker/0:0", 0, 0, { 0 } };
+	cpu[3] = (struct kprof_cpu_row){ 0, self, 1, "app;x y", 0, 0, { 0 } };
+	cpu[4] = (struct kprof_cpu_row){ 5, 77, 4, "app;x y", 0, 0, { 0 } };
+	cpu[5] = (struct kprof_cpu_row){ 5, 99, 7, "other", 0, 0, { 0 } };
 
 	tcp[0].stack_id = 6;
 	tcp[0].family = AF_INET;
@@ -559,7 +559,7 @@ static void test_pprof_many_samples(void)
 		return;
 	make_snap(&snap, 0);
 	for (i = 0; i < 300; i++)
-		cpu[i] = (struct kprof_cpu_row){ 5, 1000 + i, 1, "many", 0 };
+		cpu[i] = (struct kprof_cpu_row){ 5, 1000 + i, 1, "many", 0, 0, { 0 } };
 	snap.cpu_rows = cpu;
 	snap.nr_cpu_rows = 300;
 	kp_rec_add(&fx.rec, &snap, 1, 1);
@@ -698,7 +698,7 @@ static void test_rec_procs_bounded(void)
 		stacks[i].nr_user = 1;
 		stacks[i].user_ips[0] = 0x400000 + i;
 		memcpy(stacks[i].comm, "gone", 4);
-		cpu[i] = (struct kprof_cpu_row){ i + 1, 4000000 + i, 1, "gone", 0 };
+		cpu[i] = (struct kprof_cpu_row){ i + 1, 4000000 + i, 1, "gone", 0, 0, { 0 } };
 	}
 	snap.start_ns = 1;
 	snap.end_ns = 2;

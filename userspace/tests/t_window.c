@@ -262,7 +262,7 @@ static void test_filter(void)
 	set_row(&rows[3], 0, 443, KPROF_ROLE_CLIENT, 20, 7);	/* port */
 	set_row(&rows[4], 0, 80, KPROF_ROLE_SERVER, 20, 9);	/* role */
 	w.threshold_ns = 100;	/* the module ran at ours: nothing folds */
-	kp_window_filter(&w, &c);
+	kp_window_filter(&w, &c, 0);
 	EXPECT(w.nr_rows == 3 && rows[0].stack_id == 5, "%u rows", w.nr_rows);
 
 	set_row(&rows[0], 5, 80, KPROF_ROLE_CLIENT, 50, 3);
@@ -272,7 +272,7 @@ static void test_filter(void)
 	set_row(&rows[4], 0, 80, KPROF_ROLE_SERVER, 20, 9);
 	w.nr_rows = 5;
 	w.threshold_ns = 0;	/* another reader's: stacks below ours */
-	kp_window_filter(&w, &c);
+	kp_window_filter(&w, &c, 0);
 	EXPECT(w.nr_rows == 2, "%u rows", w.nr_rows);
 	EXPECT(rows[0].stack_id == 0 && rows[0].count == 5 &&
 	       rows[0].sum_ns == 190 && rows[0].min_ns == 20 &&
@@ -283,8 +283,102 @@ static void test_filter(void)
 	EXPECT(rows[1].stack_id == 6 && rows[1].count == 1, "slow row kept");
 }
 
+/*
+ * API 2.1 views: rows of one key apart by the views their requests
+ * passed.  A reader with view 2 keeps the rows marked with it, added up
+ * into one per key; a reader with none (0, KPROF_VIEW_NONE) adds up all.
+ */
+static void test_filter_views(void)
+{
+	static const uint8_t marks[4] = { 0, 1, 2, 3 };	/* views 1, 2 */
+	static const uint32_t counts[4] = { 1, 2, 4, 8 };
+	static const struct {
+		uint8_t view;
+		uint64_t count;
+	} readers[] = {
+		{ 0, 15 }, { 1, 10 }, { 2, 12 }, { 3, 0 },
+		{ KPROF_VIEW_NONE, 15 },
+	};
+	struct kprof_config c = { .threshold_ns = 0 };
+	struct kprof_tcp_row rows[5];
+	struct kp_snapshot w = { .rows = rows };
+	unsigned int i, r, n80;
+
+	for (r = 0; r < sizeof(readers) / sizeof(readers[0]); r++) {
+		for (i = 0; i < 4; i++) {
+			set_row(&rows[i], 0, 80, KPROF_ROLE_CLIENT, 20,
+				counts[i]);
+			rows[i].views = marks[i];
+		}
+		set_row(&rows[4], 0, 443, KPROF_ROLE_CLIENT, 20, 16);
+		rows[4].views = 2;
+		w.nr_rows = 5;
+		kp_window_filter(&w, &c, readers[r].view);
+		n80 = 0;
+		for (i = 0; i < w.nr_rows; i++) {
+			EXPECT(!rows[i].views, "view %u: row %u keeps views %u",
+			       readers[r].view, i, rows[i].views);
+			if (rows[i].rport != 80)
+				continue;
+			n80++;
+			EXPECT(rows[i].count == readers[r].count &&
+			       kp_hist_total(rows[i].hist, KP_HIST_BUCKETS) ==
+			       readers[r].count,
+			       "view %u: port 80 counted %llu of %llu",
+			       readers[r].view,
+			       (unsigned long long)rows[i].count,
+			       (unsigned long long)readers[r].count);
+		}
+		EXPECT(n80 == !!readers[r].count, "view %u: %u rows of port 80",
+		       readers[r].view, n80);
+		/* port 443's requests passed view 2 alone */
+		EXPECT(w.nr_rows - n80 == (readers[r].view == 1 ||
+					   readers[r].view == 3 ? 0u : 1u),
+		       "view %u: %u rows", readers[r].view, w.nr_rows);
+	}
+}
+
+/* The same for CPU rows: a view keeps its samples, one row per key. */
+static void test_filter_cpu_views(void)
+{
+	static const struct {
+		uint8_t view;
+		uint32_t rows;
+		uint64_t first;
+	} readers[] = {
+		{ 0, 2, 12 }, { 1, 1, 8 }, { 2, 2, 5 }, { KPROF_VIEW_NONE, 2, 12 },
+	};
+	struct kprof_config c = { .threshold_ns = 0 };
+	struct kprof_cpu_row rows[4];
+	struct kp_snapshot w = { .cpu_rows = rows };
+	unsigned int r;
+
+	for (r = 0; r < sizeof(readers) / sizeof(readers[0]); r++) {
+		memset(rows, 0, sizeof(rows));
+		rows[0] = (struct kprof_cpu_row){ .stack_id = 1, .tgid = 10,
+						  .samples = 3, .views = 1 };
+		rows[1] = (struct kprof_cpu_row){ .stack_id = 1, .tgid = 10,
+						  .samples = 4 };
+		rows[2] = (struct kprof_cpu_row){ .stack_id = 1, .tgid = 10,
+						  .samples = 5, .views = 3 };
+		rows[3] = (struct kprof_cpu_row){ .stack_id = 2, .tgid = 11,
+						  .samples = 6, .views = 2 };
+		w.nr_cpu_rows = 4;
+		w.nr_rows = 0;
+		kp_window_filter(&w, &c, readers[r].view);
+		EXPECT(w.nr_cpu_rows == readers[r].rows &&
+		       rows[0].stack_id == 1 && !rows[0].views &&
+		       rows[0].samples == readers[r].first,
+		       "view %u: %u rows, the first with %llu samples",
+		       readers[r].view, w.nr_cpu_rows,
+		       (unsigned long long)rows[0].samples);
+	}
+}
+
 const struct kp_test t_window[] = {
+	{ "window: a reader's view keeps its samples, one row per key", test_filter_cpu_views },
 	{ "window: a reader's filters; stacks below its threshold folded", test_filter },
+	{ "window: a reader's view keeps its requests, one row per key", test_filter_views },
 	{ "window: 400 reads under eviction and rebirth, each window exact", test_windows_exact },
 	{ "window: a reborn key is a counter reset, counted in full", test_reset_counts_in_full },
 	{ NULL, NULL },
