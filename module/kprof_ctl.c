@@ -185,6 +185,28 @@ static bool kprof_view_is(const struct kprof_view *v,
 		       v->nr_lports * sizeof(v->lports[0]));
 }
 
+/* Do @a and @b run the same: configuration, views and their owners? */
+static bool kprof_run_config_same(const struct kprof_run_config *a,
+				  const struct kprof_run_config *b)
+{
+	const struct kprof_view *v, *w;
+	u8 i;
+
+	if (memcmp(&a->c, &b->c, sizeof(a->c)) || a->views != b->views)
+		return false;
+	for (i = 0; a->views >> i; i++) {
+		v = &a->view[i];
+		w = &b->view[i];
+		if ((a->views & (1U << i)) &&
+		    (v->cgroup_id != w->cgroup_id || v->tgid != w->tgid ||
+		     v->since != w->since || v->nr_lports != w->nr_lports ||
+		     memcmp(v->lports, w->lports,
+			    v->nr_lports * sizeof(v->lports[0]))))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Give the views of @rc (generation rc->gen) to the sessions that need
  * one: a session keeps its view while its filters stay the same (@old is
@@ -295,6 +317,15 @@ static int kprof_config_apply(struct kprof_session *fallback, bool strict)
 	}
 	rc->gen = old->gen + 1;
 	kprof_views_assign(rc, old);
+	/*
+	 * The same again (a session that starts or goes while the others'
+	 * configurations cover its own): nothing to install, no grace
+	 * period to wait for.
+	 */
+	if (kprof_run_config_same(rc, old)) {
+		kfree(rc);
+		return ret;
+	}
 	kprof_tcp_set_config(rc);
 	return ret;
 }
