@@ -529,6 +529,8 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	struct kprof_flight *f;
 	u64 start, now;
 	bool dropped;
+	u32 vgen;
+	u8 views;
 
 	f = kprof_flight_find(sk);
 	if (!f || !READ_ONCE(f->start_ns))
@@ -542,6 +544,12 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	smp_rmb();	/* copied_seq was written before start_ns */
 	if (READ_ONCE(tcp_sk(sk)->copied_seq) == READ_ONCE(f->copied_seq))
 		return;
+	/*
+	 * The start's views, read while the request holds the slot: once
+	 * start_ns is 0, the next request's start may overwrite them.
+	 */
+	views = READ_ONCE(f->views);
+	vgen = READ_ONCE(f->vgen);
 	start = xchg(&f->start_ns, 0);
 	if (!start)
 		return;
@@ -573,8 +581,7 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	kprof_sk_endpoint(sk, &key);
 	key.role = kprof_sk_role(sk, f);
 	if (rc && rc->views)
-		key.views = kprof_views_valid(rc, READ_ONCE(f->views),
-					      READ_ONCE(f->vgen));
+		key.views = kprof_views_valid(rc, views, vgen);
 	kprof_agg_tcp_add(&key, now);
 }
 
