@@ -5,7 +5,7 @@
 # spinner in a child cgroup), the same pair outside; a recording with
 # --cgroup sees exactly the inside pair, while a `kprof top` without a
 # filter, which makes the module trace and sample everything, reads
-# beside it and sees both (API 2.1: the recording's view).
+# beside it and sees both (API 3.0: the recording's view).
 . "$(dirname "$0")/lib.sh"
 
 SPIN=$KP_DIR/cpu_spin

@@ -8,7 +8,7 @@
 # read side by side while a workload makes a known number of IPv4
 # requests to ports A and B.  Each reader counts every one of them that
 # its filter takes exactly once, whoever else snapshots (API 2.0:
-# cumulative counts, windows and configurations per reader; API 2.1: a
+# cumulative counts, windows and configurations per reader; API 3.0: a
 # view for the local-port filter, which rows do not carry), and none
 # says it skipped or lost anything.
 . "$(dirname "$0")/lib.sh"

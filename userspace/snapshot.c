@@ -167,11 +167,11 @@ static int check_header(const struct kprof_mmap_header *h, uint64_t size,
 	if (h->stack_size < sizeof(struct kprof_stack))
 		return bad(err, errlen, "stack_size %u is below sizeof(struct kprof_stack) %zu",
 			   h->stack_size, sizeof(struct kprof_stack));
-	/* 0 with no rows: a module before API 1.2; 40 before 2.1 */
+	/* 0 with no rows: a module before API 1.2 */
 	if ((h->nr_cpu_rows || h->cpu_row_size) &&
-	    h->cpu_row_size < KPROF_CPU_ROW_SIZE_VER0)
-		return bad(err, errlen, "cpu_row_size %u is below %u, the first published size of struct kprof_cpu_row",
-			   h->cpu_row_size, KPROF_CPU_ROW_SIZE_VER0);
+	    h->cpu_row_size < sizeof(struct kprof_cpu_row))
+		return bad(err, errlen, "cpu_row_size %u is below sizeof(struct kprof_cpu_row) %zu",
+			   h->cpu_row_size, sizeof(struct kprof_cpu_row));
 	if (h->strings_len > h->strings_cap)
 		return bad(err, errlen, "strings_len %u exceeds strings_cap %u",
 			   h->strings_len, h->strings_cap);
@@ -302,14 +302,10 @@ static int copy_regions(const char *buf, const struct kprof_mmap_header *h,
 		memcpy(&snap->rows[i],
 		       buf + h->tcp_rows_off + (uint64_t)i * h->tcp_row_size,
 		       sizeof(*snap->rows));
-	/* rows of an older module are shorter: their new fields are 0 */
-	for (i = 0; i < h->nr_cpu_rows; i++) {
-		memset(&snap->cpu_rows[i], 0, sizeof(*snap->cpu_rows));
+	for (i = 0; i < h->nr_cpu_rows; i++)
 		memcpy(&snap->cpu_rows[i],
 		       buf + h->cpu_rows_off + (uint64_t)i * h->cpu_row_size,
-		       h->cpu_row_size < sizeof(*snap->cpu_rows) ?
-		       h->cpu_row_size : sizeof(*snap->cpu_rows));
-	}
+		       sizeof(*snap->cpu_rows));
 	for (i = 0; i < h->nr_stacks; i++)
 		memcpy(&snap->stacks[i],
 		       buf + h->stacks_off + (uint64_t)i * h->stack_size,

@@ -14,7 +14,7 @@
 
 /* The key of a TCP row: every field before @reserved0 (zero anyway). */
 #define TCP_KEY_LEN	offsetof(struct kprof_tcp_row, reserved0)
-/* The key of a CPU row: stack ID and tgid, and views (API 2.1). */
+/* The key of a CPU row: stack ID and tgid, and views (API 3.0). */
 #define CPU_KEY_LEN	offsetof(struct kprof_cpu_row, samples)
 
 static int cmp_tcp(const void *a, const void *b)

@@ -39,7 +39,7 @@ int kp_window_next(struct kp_window *w, struct kp_snapshot *cum,
  * endpoint's row without a stack (ID 0), when the module's threshold
  * (the lowest any reader asked for) was below @c's.  Local ports, the
  * process and the cgroup are not in a row: with @view, this reader's view
- * (API 2.1, from its last snapshot), only the rows marked with it stay,
+ * (API 3.0, from its last snapshot), only the rows marked with it stay,
  * which hold exactly the requests that passed those filters of @c; with
  * none (0, KPROF_VIEW_NONE or a module of API 2.0) they are the
  * module's alone.  CPU rows likewise: a view keeps the samples of its

@@ -12,6 +12,10 @@
  *    (a new command, a new trailing field, a new feature bit).
  *  - Command numbers are never reused: a retired number stays listed below
  *    as retired.
+ *  - Majors so far: 1 published intervals; 2.0 cumulative counts that each
+ *    reader differences; 3.0 views (see struct kprof_config): a key may
+ *    have a row for each set of views, which a 2.x reader would count as
+ *    one key twice.
  *
  * Extensible structs
  *  Every struct passed through an ioctl starts with "__u32 size", set by the
@@ -41,8 +45,8 @@
 
 #define KPROF_DEVICE_NAME	"kprof"
 
-#define KPROF_API_MAJOR		2
-#define KPROF_API_MINOR		1
+#define KPROF_API_MAJOR		3
+#define KPROF_API_MINOR		0
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -233,7 +237,7 @@ struct kprof_ctl {
  * A session's configuration goes with it.  Rows carry the remote port,
  * role and family, so a reader can keep its own exactly.  The filters
  * rows do not carry (@tgid, @cgroup_id, @lports) make the session a view
- * (API 2.1): each of up to KPROF_MAX_VIEWS sessions holding something
+ * (API 3.0): each of up to KPROF_MAX_VIEWS sessions holding something
  * with one of them set gets a view number (see struct kprof_snapshot),
  * and every TCP request tracked is marked, in its row's @views, with the
  * views whose filters it passed when it started, every CPU sample with
@@ -280,7 +284,7 @@ struct kprof_config {
 /**
  * struct kprof_snapshot - KPROF_IOC_SNAPSHOT
  * @size:	caller's sizeof
- * @view:	out (API 2.1; zero on input): the caller's view, see
+ * @view:	out (API 3.0; zero on input): the caller's view, see
  *		struct kprof_config: 0 when its session is none (no process,
  *		cgroup or local-port filter, or it holds nothing: its rows
  *		are all those its other filters take), 1 to KPROF_MAX_VIEWS
@@ -289,8 +293,10 @@ struct kprof_config {
  *		it should be one but all are taken (it sees what the
  *		widened configuration let through).  A view given to a
  *		session is its own until it goes or sets another
- *		configuration; the first window after a change of view
- *		mixes the two
+ *		configuration.  The first window after a change of view is
+ *		not exact: requests in flight across the change count for
+ *		neither owner, and the previous owner's samples of that
+ *		interval may count for the new one
  * @reserved0:	zero
  * @generation:	out: the mmap generation now published (even)
  *
@@ -666,7 +672,7 @@ struct kprof_mmap_header {
  * @raddr:	remote address, network order (IPv4: first 4 bytes); a
  *		network or a hash as @family says
  * @role:	KPROF_ROLE_CLIENT or KPROF_ROLE_SERVER
- * @views:	(API 2.1) bit N - 1 set: the requests passed view N's
+ * @views:	(API 3.0) bit N - 1 set: the requests passed view N's
  *		filters (see struct kprof_snapshot); part of the key, so an
  *		endpoint has a row for each set of views its requests passed
  * @reserved0:	zero
@@ -706,13 +712,10 @@ struct kprof_tcp_row {
  *		sample; the threads of a process that share a stack share
  *		the row, which keeps one of their names
  * @birth:	(API 2.0) as in struct kprof_tcp_row
- * @views:	(API 2.1) as in struct kprof_tcp_row, for the task sampled: the
+ * @views:	(API 3.0) as in struct kprof_tcp_row, for the task sampled: the
  *		views whose process and cgroup it is in (local ports do not
  *		apply to samples); part of the key
  * @reserved0:	zero
- *
- * The row is cpu_row_size bytes in the mapping: 40
- * (KPROF_CPU_ROW_SIZE_VER0, no @views) before API 2.1.
  */
 struct kprof_cpu_row {
 	__u32 stack_id;
@@ -723,8 +726,6 @@ struct kprof_cpu_row {
 	__u8 views;
 	__u8 reserved0[7];
 };
-
-#define KPROF_CPU_ROW_SIZE_VER0	40
 
 #define KPROF_MAX_KERNEL_FRAMES	32
 #define KPROF_MAX_USER_FRAMES	32

@@ -115,11 +115,7 @@ void synth_build(struct synth *s, const struct synth_layout *l)
 	}
 	for (i = 0; i < l->nr_cpu_rows; i++) {
 		c = synth_cpu_row(s, i);
-		if (csize > sizeof(*c))
-			memset((char *)c + sizeof(*c), 0x3c, csize - sizeof(*c));
-		else	/* older rows: what follows is the next one's */
-			memset((char *)c + KPROF_CPU_ROW_SIZE_VER0, 0x3c,
-			       csize - KPROF_CPU_ROW_SIZE_VER0);
+		memset((char *)c + sizeof(*c), 0x3c, csize - sizeof(*c));
 		c->stack_id = (i % 3 == 0) ? 7 : (i % 3 == 1 ? 11 : 0);
 		c->tgid = 4242 + i;
 		c->samples = 100 + i;

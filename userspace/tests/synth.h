@@ -21,7 +21,7 @@ struct synth_layout {
 	unsigned int header_extra;	/* bytes past our header */
 	unsigned int row_extra;		/* bytes past our row */
 	unsigned int stack_extra;	/* bytes past our stack */
-	int cpu_row_extra;	/* bytes past our CPU row (< 0: short, older) */
+	unsigned int cpu_row_extra;	/* bytes past our CPU row */
 	unsigned int nr_rows;
 	unsigned int nr_cpu_rows;	/* laid out after the TCP rows */
 	unsigned int nr_stacks;		/* at most 3 */

@@ -96,39 +96,6 @@ static void test_accept_larger_records(void)
 	accept_layout(&l);
 }
 
-/* API 2.0's 40-byte CPU rows: read as they are, with no views. */
-static void test_accept_v20_cpu_rows(void)
-{
-	const struct synth_layout l = {
-		.cpu_row_extra = KPROF_CPU_ROW_SIZE_VER0 -
-				 (int)sizeof(struct kprof_cpu_row),
-		.nr_rows = 5, .nr_cpu_rows = 7, .nr_stacks = 3,
-	};
-	char err[KP_SNAP_ERR_LEN] = "";
-	struct kp_snapshot snap;
-	struct synth s;
-	unsigned int i;
-	int ret;
-
-	synth_build(&s, &l);
-	/* the next row's first bytes where a 2.1 row has views */
-	for (i = 0; i < l.nr_cpu_rows; i++)
-		synth_cpu_row(&s, i)->stack_id |= 0xff;
-	ret = kp_snapshot_copy(s.buf, s.size, &snap, err, sizeof(err));
-	EXPECT(ret == 0, "rejected: %d %s", ret, err);
-	if (!ret) {
-		for (i = 0; i < snap.nr_cpu_rows; i++)
-			EXPECT(snap.cpu_rows[i].samples == 100 + i &&
-			       !snap.cpu_rows[i].views,
-			       "row %u: %llu samples, views %u", i,
-			       (unsigned long long)snap.cpu_rows[i].samples,
-			       snap.cpu_rows[i].views);
-		EXPECT(snap.nr_cpu_rows == 7, "%u CPU rows", snap.nr_cpu_rows);
-		kp_snapshot_free(&snap);
-	}
-	synth_free(&s);
-}
-
 static void test_accept_empty(void)
 {
 	char err[KP_SNAP_ERR_LEN] = "";
@@ -326,7 +293,7 @@ REJECT(too_many_user_frames, -EBADMSG,
 	synth_stack(s, 2)->nr_user = KPROF_MAX_USER_FRAMES + 1)
 REJECT(stack_id_zero, -EBADMSG, synth_stack(s, 1)->id = 0)
 REJECT(short_cpu_row_size, -EBADMSG,
-	h->cpu_row_size = KPROF_CPU_ROW_SIZE_VER0 - 8)
+	h->cpu_row_size = sizeof(struct kprof_cpu_row) - 8)
 REJECT(zero_cpu_row_size, -EBADMSG, h->cpu_row_size = 0)
 REJECT(short_cpu_row_size_no_rows, -EBADMSG,
 	h->nr_cpu_rows = 0; h->cpu_row_size = 4)
@@ -499,7 +466,6 @@ const struct kp_test t_snapshot[] = {
 	{ "snapshot rejects: too many kernel frames", test_too_many_kernel_frames },
 	{ "snapshot rejects: too many user frames", test_too_many_user_frames },
 	{ "snapshot rejects: stack ID 0", test_stack_id_zero },
-	{ "snapshot accepts: API 2.0's CPU rows, without views", test_accept_v20_cpu_rows },
 	{ "snapshot rejects: short cpu_row_size", test_short_cpu_row_size },
 	{ "snapshot rejects: zero cpu_row_size with CPU rows", test_zero_cpu_row_size },
 	{ "snapshot rejects: short cpu_row_size without CPU rows", test_short_cpu_row_size_no_rows },
