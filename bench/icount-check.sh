@@ -25,7 +25,7 @@
 #                     faster than the default threshold)
 #   tcp_views_request per request, the same with eight more readers,
 #                     each filtering on a cgroup and so a view of its
-#                     own (API 2.1) that every request is checked against
+#                     own (API 3.0) that every request is checked against
 #                     (the root cgroup: the worst case, each check walks
 #                     the task's cgroup and marks the request)
 #   tcp_stack_request per request, a kernel and user stack on each
@@ -175,7 +175,7 @@ views_up()
 }
 
 # views_start: beside the reader of everything, eight that filter on a
-# cgroup, each a view of its own (API 2.1) that every request is checked
+# cgroup, each a view of its own (API 3.0) that every request is checked
 # against: the root cgroup, which every task is in, so every check walks
 # the task's cgroup and marks the request
 views_start()
@@ -197,6 +197,7 @@ views_start()
 		return 0
 	fi
 	cat "$tmp/reader.err" >&2
+	views_stop
 	return 1
 }
 

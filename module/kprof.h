@@ -219,7 +219,7 @@ int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 			     struct kprof_config **out);
 
 /*
- * A view (API 2.1): the filters of a session that rows do not carry (the
+ * A view (API 3.0): the filters of a session that rows do not carry (the
  * process, the cgroup, local ports), checked for every request tracked
  * so that the session can keep exactly those.
  */

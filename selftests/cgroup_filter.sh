@@ -14,6 +14,9 @@ tmp=$(mktemp -d)
 cgroot=/sys/fs/cgroup
 cleanup()
 {
+	# an early exit: the readers, workloads and spinners go first
+	jobs -p | xargs -r kill 2>/dev/null
+	wait 2>/dev/null
 	rmdir "$cgroot/kprof-in/child" "$cgroot/kprof-in" 2>/dev/null
 	[ "$cgroot" = "$tmp/cg" ] && umount "$cgroot"
 	rm -rf "$tmp"
@@ -46,7 +49,8 @@ run_in()
 all=$!
 end=$(($(date +%s) + 30))
 until "$KPROF_BIN" status 2>/dev/null | grep -q 'running:.*cpu'; do
-	[ "$(date +%s)" -lt $end ] || break
+	[ "$(date +%s)" -lt $end ] ||
+		{ tap_diag "top did not start: $(cat "$tmp/all.err")"; break; }
 	sleep 0.1
 done
 

@@ -631,7 +631,7 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	close(fd2);
 }
 
-/* A snapshot through @fd: the caller's view (API 2.1), or -1. */
+/* A snapshot through @fd: the caller's view (API 3.0), or -1. */
 static int snapshot_view(int fd)
 {
 	struct kprof_snapshot sn = { .size = sizeof(sn) };
@@ -661,7 +661,7 @@ static uint64_t view_count(const struct export *ex, uint16_t rport, int role,
 }
 
 /*
- * API 2.1 views: three readers trace at once, one filtering by process,
+ * API 3.0 views: three readers trace at once, one filtering by process,
  * one by local port, one on nothing.  The module runs the widest (every
  * process and port), and marks each request with the views whose filters
  * it passed: the process's reader finds exactly the child's requests,

@@ -1350,11 +1350,6 @@ TEST_F(tcp, mmap_rules)
 	EXPECT_EQ(EPERM, WEXITSTATUS(status));
 }
 
-/* Reload with @params after those of $KPROF_LOAD_PARAMS. */
-/*
- * Tables smaller than the traffic: every lost request is counted as a
- * drop, counts plus drops are exact, and the module stays well.
- */
 /*
  * A session that starts or stops tracing beside another holding the same
  * configuration changes nothing that runs: it installs nothing and waits
@@ -1389,6 +1384,11 @@ TEST_F(tcp, start_beside_the_same_configuration_waits_for_nothing)
 	close(fd);
 }
 
+/* Reload with @params after those of $KPROF_LOAD_PARAMS. */
+/*
+ * Tables smaller than the traffic: every lost request is counted as a
+ * drop, counts plus drops are exact, and the module stays well.
+ */
 TEST(capacity_drops_counted)
 {
 	struct kprof_config cfg = {

@@ -294,9 +294,9 @@ struct kprof_config {
  *		widened configuration let through).  A view given to a
  *		session is its own until it goes or sets another
  *		configuration.  The first window after a change of view is
- *		not exact: requests in flight across the change count for
- *		neither owner, and the previous owner's samples of that
- *		interval may count for the new one
+ *		not exact: it may hold requests and samples of the previous
+ *		owner that ended in it, and requests in flight across the
+ *		change count for neither owner
  * @reserved0:	zero
  * @generation:	out: the mmap generation now published (even)
  *

@@ -284,7 +284,7 @@ static void test_filter(void)
 }
 
 /*
- * API 2.1 views: rows of one key apart by the views their requests
+ * API 3.0 views: rows of one key apart by the views their requests
  * passed.  A reader with view 2 keeps the rows marked with it, added up
  * into one per key; a reader with none (0, KPROF_VIEW_NONE) adds up all.
  */
