@@ -175,13 +175,13 @@ static void kprof_view_of(struct kprof_view *v, const struct kprof_config *c,
 	memcpy(v->lports, c->lports, v->nr_lports * sizeof(v->lports[0]));
 }
 
-/* Do @v and @c filter the same? */
-static bool kprof_view_is(const struct kprof_view *v,
-			  const struct kprof_config *c)
+/* Do @v and @w filter the same, given to their session at the same time? */
+static bool kprof_view_same(const struct kprof_view *v,
+			    const struct kprof_view *w)
 {
-	return v->cgroup_id == c->cgroup_id && v->tgid == c->tgid &&
-	       v->nr_lports == c->nr_lports &&
-	       !memcmp(v->lports, c->lports,
+	return v->cgroup_id == w->cgroup_id && v->tgid == w->tgid &&
+	       v->since == w->since && v->nr_lports == w->nr_lports &&
+	       !memcmp(v->lports, w->lports,
 		       v->nr_lports * sizeof(v->lports[0]));
 }
 
@@ -189,21 +189,14 @@ static bool kprof_view_is(const struct kprof_view *v,
 static bool kprof_run_config_same(const struct kprof_run_config *a,
 				  const struct kprof_run_config *b)
 {
-	const struct kprof_view *v, *w;
 	u8 i;
 
 	if (memcmp(&a->c, &b->c, sizeof(a->c)) || a->views != b->views)
 		return false;
-	for (i = 0; a->views >> i; i++) {
-		v = &a->view[i];
-		w = &b->view[i];
+	for (i = 0; a->views >> i; i++)
 		if ((a->views & (1U << i)) &&
-		    (v->cgroup_id != w->cgroup_id || v->tgid != w->tgid ||
-		     v->since != w->since || v->nr_lports != w->nr_lports ||
-		     memcmp(v->lports, w->lports,
-			    v->nr_lports * sizeof(v->lports[0]))))
+		    !kprof_view_same(&a->view[i], &b->view[i]))
 			return false;
-	}
 	return true;
 }
 
@@ -229,13 +222,12 @@ static void kprof_views_assign(struct kprof_run_config *rc,
 		    s->view == KPROF_VIEW_NONE)
 			continue;
 		i = s->view - 1;
+		kprof_view_of(&rc->view[i], s->cfg, s->view_since);
 		if (!old || !(old->views & (1U << i)) ||
-		    old->view[i].since != s->view_since ||
-		    !kprof_view_is(&old->view[i], s->cfg)) {
+		    !kprof_view_same(&rc->view[i], &old->view[i])) {
 			s->view = 0;	/* changed: a new view below */
 			continue;
 		}
-		kprof_view_of(&rc->view[i], s->cfg, s->view_since);
 		rc->views |= 1U << i;
 	}
 	list_for_each_entry(s, &kprof_session_list, node) {
