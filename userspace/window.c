@@ -222,6 +222,12 @@ static bool row_wanted(const struct kprof_tcp_row *r,
 					c->nr_rports : KPROF_MAX_PORTS);
 }
 
+/* Does a reader with @view keep a row marked with @views? */
+static bool in_view(uint8_t views, uint8_t view)
+{
+	return !view || view > KPROF_MAX_VIEWS || (views & (1U << (view - 1)));
+}
+
 /*
  * CPU rows of @view (0, KPROF_VIEW_NONE: all), then one row per stack and
  * process again.
@@ -234,8 +240,7 @@ static void filter_cpu_views(struct kp_snapshot *w, uint8_t view)
 	for (i = 0; i < w->nr_cpu_rows; i++) {
 		struct kprof_cpu_row *r = &w->cpu_rows[i];
 
-		if (view && view <= KPROF_MAX_VIEWS &&
-		    !(r->views & (1U << (view - 1))))
+		if (!in_view(r->views, view))
 			continue;
 		marked |= !!r->views;
 		r->views = 0;
@@ -267,8 +272,7 @@ void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c,
 
 		if (!row_wanted(r, c))
 			continue;
-		if (view && view <= KPROF_MAX_VIEWS &&
-		    !(r->views & (1U << (view - 1))))
+		if (!in_view(r->views, view))
 			continue;
 		if (r->views) {
 			r->views = 0;	/* one row per key again, below */
