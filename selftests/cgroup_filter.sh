@@ -47,12 +47,8 @@ run_in()
 "$KPROF_BIN" top --json -i 0.5 --freq 99 --threshold 0 --top 1000 \
 	>"$tmp/all.json" 2>"$tmp/all.err" &
 all=$!
-end=$(($(date +%s) + 30))
-until "$KPROF_BIN" status 2>/dev/null | grep -q 'running:.*cpu'; do
-	[ "$(date +%s)" -lt $end ] ||
-		{ tap_diag "top did not start: $(cat "$tmp/all.err")"; break; }
-	sleep 0.1
-done
+sampling() { "$KPROF_BIN" status 2>/dev/null | grep -q 'running:.*cpu'; }
+kp_poll 30 sampling || tap_diag "top did not start: $(cat "$tmp/all.err")"
 
 # They outlast the recording by far, so a slow machine that starts the
 # reader late still records them.
