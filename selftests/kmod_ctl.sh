@@ -62,12 +62,12 @@ kp_expect 1 "unload: not loaded" "not loaded" "$KPROF_BIN" unload
 if ! modinfo -n kprofmod >/dev/null 2>&1; then
 	for t in "load: installed module with modprobe.d options" \
 		 "status --json: the options in effect"; do
-		echo "ok $((kp_ntest += 1)) $t # SKIP kprofmod is not installed in /lib/modules/$(uname -r)"
+		tap_skip "$t" "kprofmod is not installed in /lib/modules/$(uname -r)"
 	done
 elif ! echo "options kprofmod tcp_rows=2048" >"$conf" 2>/dev/null; then
 	for t in "load: installed module with modprobe.d options" \
 		 "status --json: the options in effect"; do
-		echo "ok $((kp_ntest += 1)) $t # SKIP /etc/modprobe.d is not writable"
+		tap_skip "$t" "/etc/modprobe.d is not writable"
 	done
 else
 	kp_expect 0 "load: installed module with modprobe.d options" \

@@ -48,6 +48,12 @@ tap_check()
 	fi
 }
 
+# tap_skip DESCRIPTION REASON: a test that cannot run here, and why
+tap_skip()
+{
+	tap_result 0 "$1 # SKIP $2"
+}
+
 tap_diag()
 {
 	echo "# $*"

@@ -44,11 +44,6 @@ cleanup()
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-tap_skip()
-{
-	tap_result 0 "$1 # SKIP $2"
-}
-
 # The torture helper's "CHECK <0|1|skip> text" lines as TAP; a helper
 # that died before reporting all $1 checks fails the missing ones.
 tap_checks()

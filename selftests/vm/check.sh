@@ -19,9 +19,9 @@
 #             Debian's 6.1 with one vCPU whose clock counts instructions
 #             (QEMU -icount shift=0,sleep=off): the tests whose bounds
 #             are time ($icount_tests) hold sampling rates to 1% and
-#             latency percentiles to their bucket's end there, since no
-#             load on the host can make that guest miss a timer or
-#             stretch a request.  On the debug
+#             latency percentiles to their bucket's end there, and
+#             abtest's verdicts are checked, since no load on the host
+#             can make that guest miss a timer or stretch a request.  On the debug
 #             kernels the module is a test build (KPROF_TEST_NMI=1: every
 #             cpu-clock sample is taken in NMI).  On every kernel the
 #             console must be free of kernel splats (see splat_check), and
@@ -59,7 +59,7 @@ dk=$vm/debug-kernel.sh
 # hardirq and NMI (and in int3 probes), and the module's unload
 debug510_tests="kprof_abi_test cpu_sample_test tcp_latency_test nmi_test load_unload.sh privacy.sh"
 # what the instruction-count VM runs: the tests whose bounds are time
-icount_tests="cpu_sample_test tcp_latency_test"
+icount_tests="cpu_sample_test tcp_latency_test abtest.sh"
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
 
 gates=0 unit=0 compile='' boot='' torture='' kdir='' image=''
