@@ -170,8 +170,7 @@ reader_stop()
 # views_up: nine sessions hold something
 views_up()
 {
-	[ "$("$kprof" status --json 2>/dev/null |
-	     python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 9 ]
+	[ "$(kp_running_sessions)" = 9 ]
 }
 
 # views_start: beside the reader of everything, eight that filter on a

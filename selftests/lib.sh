@@ -108,6 +108,13 @@ kp_reader_stop()
 	wait "$kp_rs_pid"
 }
 
+# kp_running_sessions: how many sessions hold something (kprof status)
+kp_running_sessions()
+{
+	"$KPROF_BIN" status --json 2>/dev/null |
+		python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))'
+}
+
 # kp_count_ge N COMMAND...: COMMAND prints a number of at least N
 kp_count_ge()
 {

@@ -76,13 +76,7 @@ t9=$!
 pids="$t1 $t2 $rec $prom $t5 $t6 $t7 $t8 $t9"
 
 # all nine hold their session (their first read is taken right after)
-end=$(($(date +%s) + 60))
-until [ "$("$KPROF_BIN" status --json 2>/dev/null |
-	   python3 -I -S -c 'import json, sys; print(len([s for s in json.load(sys.stdin)["sessions"] if s["running"]]))')" = 9 ]; do
-	[ "$(date +%s)" -lt $end ] || break
-	sleep 0.2
-done
-[ "$(date +%s)" -lt $end ]
+kp_poll 60 kp_count_ge 9 kp_running_sessions
 tap_result $? "nine readers hold a session each"
 # the last one's first read: a workload started now counts in full
 sleep 1
