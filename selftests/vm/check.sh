@@ -3,6 +3,7 @@
 # kprofmod's test driver (make check / make check-matrix / make vmcheck).
 #
 #   check.sh [--gates] [--unit] [--compile "NAMES"] [--boot "NAMES"]
+#            [--bench NAME] [--torture NAME] [--kdir DIR [--image IMAGE]]
 #
 # --gates     checkpatch --strict, sparse and the W=1 build on the host's
 #             Debian 6.1 kernel, the reader and selftests with -Werror, and
@@ -31,6 +32,11 @@
 #             (traffic, snapshots, toggles, readers, CPU hotplug, rmmod
 #             attempts, then 100 load/unload cycles under traffic), with
 #             the kernel-splat checks.
+# --bench NAME  the performance gate (make bench-check): boot the named
+#             kernel with one vCPU on the instruction-count clock and run
+#             bench/icount-check.sh there, in a boot of its own, which
+#             fails when kprofmod's instructions per request or per
+#             sample grow more than 2% over bench/baseline-icount.txt.
 # --kdir DIR  a prepared kernel build tree from outside the matrix (older
 #             kernels, own builds): W=1 build against it, `dkms build
 #             --kernelsourcedir DIR` in a private DKMS tree, then boot
@@ -62,13 +68,14 @@ debug510_tests="kprof_abi_test cpu_sample_test tcp_latency_test nmi_test load_un
 icount_tests="cpu_sample_test tcp_latency_test abtest.sh"
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$proj/dkms.conf")
 
-gates=0 unit=0 compile='' boot='' torture='' kdir='' image=''
+gates=0 unit=0 compile='' boot='' bench='' torture='' kdir='' image=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--gates) gates=1 ;;
 	--unit) unit=1 ;;
 	--compile) compile=$2; shift ;;
 	--boot) boot=$2; shift ;;
+	--bench) bench=$2; shift ;;
 	--torture) torture=$2; shift ;;
 	--kdir) kdir=$2; shift ;;
 	--image) image=$2; shift ;;
@@ -438,6 +445,33 @@ prepare_torture()
 		-k "$kver" -t 1500)
 }
 
+# prepare_bench NAME: build for the performance gate's VM on kernel NAME
+# (its name ends in -icount: one vCPU on the instruction-count clock);
+# sets vm_args, the arguments of its boot_suite
+prepare_bench()
+{
+	local name=$1 job=bench-$1-icount kver rc
+	if ! "$ks" fetch "$name" >"$out/fetch-$job.log" 2>&1; then
+		tail -n 20 "$out/fetch-$job.log"
+		tap "vm-$job" 1 "fetch kernel $name"
+		return 1
+	fi
+	kver=$("$ks" kver "$name")
+	build_module "$name"
+	tap "vm-$job" $? "module builds with W=1 and no warnings on $kver"
+	save_modules "$job"
+	make -s bench-bin >"$out/bench-bin.log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || cat "$out/bench-bin.log"
+	tap "vm-$job" $rc "the benchmark programs build (exit status $rc)"
+	[ $rc -eq 0 ] || return 1
+	bench/icount-check.sh --expect >"$out/guest-$job.tap.expect"
+	vm_args=("$job" "$kver"
+		"$(vm_env "$job") KPROF_BIN=$proj/userspace/kprof \
+		 bench/icount-check.sh >$out/guest-$job.tap 2>$out/bench-$job.err"
+		-k "$kver" -t 1500)
+}
+
 # prepare_suite NAME: fetch, DKMS and build for NAME's suite VM; sets
 # vm_args, the arguments of its boot_suite
 prepare_suite()
@@ -558,7 +592,7 @@ vm_start()
 	echo "== VM $1 started (${#job_name[@]} of $jobs running)"
 }
 
-if [ -n "$torture$boot" ]; then
+if [ -n "$torture$boot$bench" ]; then
 	# the selftests, once: every VM runs them from build/ksft
 	make -s selftests >"$out/selftests-vm-build.log" 2>&1
 	rc=$?
@@ -573,6 +607,9 @@ fi
 queue=()
 for name in $boot; do
 	is_debug "$name" || queue+=("$name")
+done
+for name in $bench; do
+	queue+=("bench-$name-icount")
 done
 for name in $torture; do
 	queue+=("torture-$name")
@@ -598,6 +635,7 @@ for job in "${queue[@]}"; do
 	vm_args=()
 	case $job in
 	torture-*) prepare_torture "${job#torture-}" ;;
+	bench-*) prepare_bench "$(kname "${job#bench-}")" ;;
 	debug|debug-*) prepare_suite "$job" ;;
 	*) [ -z "${fetched[$job]:-}" ] || prepare_suite "$job" ;;
 	esac
