@@ -237,6 +237,7 @@ struct kprof_run_config {
 	u32 gen;		/* installs since load */
 	u8 views;		/* bit N - 1: view N is a session's */
 	struct kprof_view view[KPROF_MAX_VIEWS];
+	struct rcu_head rcu;	/* freed after the handlers that read it */
 };
 
 void kprof_tcp_set_config(struct kprof_run_config *n);

@@ -925,15 +925,24 @@ int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 	return 0;
 }
 
-/* Install @n, which it now owns. */
+/*
+ * Install @n, which it now owns.  The handlers see it from their next
+ * hit; one already running may finish on the old configuration, which is
+ * freed after it, without waiting here: a session that comes or goes
+ * with filters of its own changes the configuration twice, and two grace
+ * periods under the control lock (30 ms a session under emulation) held
+ * every other session and snapshot back.  A request that such a handler
+ * starts on the old configuration is marked with the old generation's
+ * views (kprof_views_valid()).
+ */
 void kprof_tcp_set_config(struct kprof_run_config *n)
 {
 	struct kprof_run_config *old =
 		rcu_dereference_protected(kprof_cfg, true);
 
 	rcu_assign_pointer(kprof_cfg, n);
-	kprof_wait_handlers();
-	kfree(old);
+	if (old)
+		kprof_free_after_handlers(old, rcu);
 }
 
 bool kprof_cfg_task_wanted(u8 *views)

@@ -403,6 +403,41 @@ TEST_F(session, snapshots_at_once_share_grace_periods)
 }
 
 /*
+ * Readers with filters of their own (a view each) come and go at 100 Hz
+ * beside one that holds tracing: each one's START and close change the
+ * configuration, and installing one waits for no grace period.  When it
+ * waited for two, a session took 32 ms under emulation (100 took 3.2 s);
+ * without, 0.08 ms (3.6 ms on the debug kernel): 100 must take under a
+ * second.
+ */
+TEST_F(session, sessions_with_views_come_and_go_at_100_hz)
+{
+	enum { SESSIONS = 100 };
+	struct kprof_config cfg = { .tgid = getpid() };
+	struct kprof_info info;
+	uint64_t t0, ns;
+	int i, fd;
+
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	t0 = now_ns();
+	for (i = 0; i < SESSIONS; i++) {
+		fd = open_dev();
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, kp_config(fd, &cfg));
+		ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+		close(fd);
+	}
+	ns = now_ns() - t0;
+	TH_LOG("%d sessions with a view: %.3f ms each", SESSIONS,
+	       ns / 1e6 / SESSIONS);
+	EXPECT_GT(1000 * MS, ns);
+	/* every one of them gone, its view with it */
+	ASSERT_EQ(0, get_info(self->fd, &info));
+	EXPECT_EQ(1, info.sessions);
+	EXPECT_EQ(1, info.holders_tcp);
+}
+
+/*
  * A descriptor shared with a child (fork): the file's release comes
  * with its last close, so what it started runs until the child is gone
  * too.

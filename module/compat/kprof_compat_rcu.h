@@ -20,4 +20,21 @@
 #define kprof_wait_handlers	synchronize_rcu
 #endif
 
+/*
+ * Free @p (with a struct rcu_head @field) once no handler can still hold
+ * it, without waiting: kfree_rcu(), whose grace period is
+ * synchronize_rcu()'s and so, since the same v4.20 change, covers the
+ * handlers too.  Before it, kfree_rcu() waits for RCU readers only:
+ * there the caller waits for RCU-sched, then frees.
+ */
+#if KPROF_KERNEL_BEFORE(4, 20, 0)
+#define kprof_free_after_handlers(p, field)	\
+	do {					\
+		kprof_wait_handlers();		\
+		kfree(p);			\
+	} while (0)
+#else
+#define kprof_free_after_handlers(p, field)	kfree_rcu(p, field)
+#endif
+
 #endif /* _KPROF_COMPAT_RCU_H */
