@@ -425,20 +425,29 @@ vm_env()
 	echo "KPROF_KO=$moddir/$1/kprofmod.ko KPROF_PEER_KO=$moddir/$1/kprof_peer.ko"
 }
 
+# prepare_build NAME JOB TAP: fetch kernel NAME and build the module for
+# it with W=1, kept as JOB's (save_modules), each step a result in TAP;
+# sets the caller's kver
+prepare_build()
+{
+	local name=$1 job=$2 t=$3
+	if ! "$ks" fetch "$name" >"$out/fetch-$job.log" 2>&1; then
+		tail -n 20 "$out/fetch-$job.log"
+		tap "$t" 1 "fetch kernel $name"
+		return 1
+	fi
+	kver=$("$ks" kver "$name")
+	build_module "$name"
+	tap "$t" $? "module builds with W=1 and no warnings on $kver"
+	save_modules "$job"
+}
+
 # prepare_torture NAME: fetch and build for the torture VM; sets vm_args,
 # the arguments of its boot_suite (left empty when it cannot run)
 prepare_torture()
 {
 	local name=$1 kver
-	if ! "$ks" fetch "$name" >"$out/fetch-torture-$name.log" 2>&1; then
-		tail -n 20 "$out/fetch-torture-$name.log"
-		tap "torture-$name" 1 "fetch kernel $name"
-		return 1
-	fi
-	kver=$("$ks" kver "$name")
-	build_module "$name"
-	tap "torture-$name" $? "module builds with W=1 and no warnings on $kver"
-	save_modules "torture-$name"
+	prepare_build "$name" "torture-$name" "torture-$name" || return 1
 	vm_args=("torture-$name" "$kver"
 		"$(vm_env "torture-$name") KPROF_BIN=$proj/userspace/kprof \
 		 build/ksft/kprofmod/torture.sh >$out/guest-torture-$name.tap 2>&1"
@@ -451,15 +460,7 @@ prepare_torture()
 prepare_bench()
 {
 	local name=$1 job=bench-$1-icount kver rc
-	if ! "$ks" fetch "$name" >"$out/fetch-$job.log" 2>&1; then
-		tail -n 20 "$out/fetch-$job.log"
-		tap "vm-$job" 1 "fetch kernel $name"
-		return 1
-	fi
-	kver=$("$ks" kver "$name")
-	build_module "$name"
-	tap "vm-$job" $? "module builds with W=1 and no warnings on $kver"
-	save_modules "$job"
+	prepare_build "$name" "$job" "vm-$job" || return 1
 	make -s bench-bin >"$out/bench-bin.log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || cat "$out/bench-bin.log"
