@@ -198,10 +198,13 @@ static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget)
 		s->hold--;
 	} else if (load > budget && level < KPROF_GUARD_NO_TCP) {
 		kprof_guard_set_level(cpu, level + 1);
+		/* the level first: see kprof_guard_stats() */
+		smp_wmb();
 		WRITE_ONCE(kprof_guard_steps[level], kprof_guard_steps[level] + 1);
 		s->hold = KPROF_GUARD_BUCKETS;
 	} else if (load < budget / 2 && level > KPROF_GUARD_NONE) {
 		kprof_guard_set_level(cpu, level - 1);
+		smp_wmb();	/* the level first, as above */
 		WRITE_ONCE(kprof_guard_recoveries, kprof_guard_recoveries + 1);
 		s->hold = KPROF_GUARD_BUCKETS;
 	}
@@ -265,6 +268,15 @@ void kprof_guard_stats(struct kprof_stats *st)
 	unsigned int cpu;
 	int k;
 
+	/*
+	 * The counts of steps before the levels, which the guard writes
+	 * first: a reader that sees a step sees its level (or a later
+	 * one), never a step to level 3 beside level 2 everywhere.
+	 */
+	for (k = 0; k < ARRAY_SIZE(kprof_guard_steps); k++)
+		st->guard_steps[k] = READ_ONCE(kprof_guard_steps[k]);
+	st->guard_recoveries = READ_ONCE(kprof_guard_recoveries);
+	smp_rmb();	/* pairs with the guard's smp_wmb() */
 	for_each_possible_cpu(cpu) {
 		const struct kprof_guard_pcpu *g =
 			per_cpu_ptr(kprof_guard_pcpu, cpu);
@@ -283,9 +295,6 @@ void kprof_guard_stats(struct kprof_stats *st)
 		st->load_ppm = max(st->load_ppm, load);
 	}
 	st->budget_ppm = READ_ONCE(kprof_budget_ppm);
-	for (k = 0; k < ARRAY_SIZE(kprof_guard_steps); k++)
-		st->guard_steps[k] = READ_ONCE(kprof_guard_steps[k]);
-	st->guard_recoveries = READ_ONCE(kprof_guard_recoveries);
 }
 
 int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
