@@ -205,7 +205,7 @@ static bool kprof_run_config_same(const struct kprof_run_config *a,
  * one: a session keeps its view while its filters stay the same (@old is
  * what ran: its view there says whether they did); a view that changes
  * hands or filters is new as of rc->gen, so that requests marked under
- * its previous owner are not its (kprof_views_valid()).  A session that
+ * its previous owner are not its (kprof_views_at_end()).  A session that
  * finds all views taken gets KPROF_VIEW_NONE, and the next one that
  * frees up.
  */
@@ -213,6 +213,7 @@ static void kprof_views_assign(struct kprof_run_config *rc,
 			       const struct kprof_run_config *old)
 {
 	struct kprof_session *s;
+	u32 newest = U32_MAX;
 	u8 i;
 
 	lockdep_assert_held(&kprof_ctl_lock);
@@ -249,6 +250,11 @@ static void kprof_views_assign(struct kprof_run_config *rc,
 		kprof_view_of(&rc->view[i], s->cfg, rc->gen);
 		rc->views |= 1U << i;
 	}
+	/* the newest view's since: completions test it first */
+	for (i = 0; i < KPROF_MAX_VIEWS; i++)
+		if (rc->views & (1U << i))
+			newest = min(newest, rc->gen - rc->view[i].since);
+	rc->views_since = rc->gen - newest;
 }
 
 /* What a session that never set a configuration asks for: the defaults. */

@@ -378,16 +378,16 @@ static bool kprof_view_has_current(const struct kprof_view *w)
 	       (!w->cgroup_id || kprof_current_in_cgroup(w->cgroup_id));
 }
 
-/* The views of @rc whose filters the request starting on @sk passes. */
+/* The views of @rc among @mask whose filters a request on @sk passes. */
 static u8 kprof_sk_views(const struct kprof_run_config *rc,
-			 const struct sock *sk)
+			 const struct sock *sk, u8 mask)
 {
 	u8 v = 0, i;
 
-	for (i = 0; rc->views >> i; i++) {
+	for (i = 0; mask >> i; i++) {
 		const struct kprof_view *w = &rc->view[i];
 
-		if (!(rc->views & (1U << i)))
+		if (!(mask & (1U << i)))
 			continue;
 		if (w->nr_lports &&
 		    !kprof_port_in(sk->sk_num, w->lports, w->nr_lports))
@@ -399,18 +399,31 @@ static u8 kprof_sk_views(const struct kprof_run_config *rc,
 }
 
 /*
- * Of the views @v found at a request's start under generation @gen, those
- * still the same session's: a view given since then to another session,
- * or changed, is not marked (see struct kprof_snapshot).
+ * The views of the request on @sk that completes now, which found views
+ * @v at its start under generation @gen: of those, the ones still the
+ * same session's; of the views given since (to a session that started,
+ * or changed its filters, while the request was under way), the ones
+ * whose filters it passes now, at its end.  So a reader that starts
+ * while a request is under way counts it when it completes in its
+ * window, as a reader with no view does (see struct kprof_snapshot).
+ * Not in softirq, where current is not the request's: there only the
+ * start's views count.
  */
-static u8 kprof_views_valid(const struct kprof_run_config *rc, u8 v, u32 gen)
+static u8 kprof_views_at_end(const struct kprof_run_config *rc,
+			     const struct sock *sk, u8 v, u32 gen)
 {
-	u8 i;
+	u8 fresh = 0, i;
 
 	v &= rc->views;
-	for (i = 0; v >> i; i++)
-		if ((v & (1U << i)) && (s32)(gen - rc->view[i].since) < 0)
-			v &= ~(1U << i);
+	if ((s32)(gen - rc->views_since) >= 0)
+		return v;	/* no view has changed hands since the start */
+	for (i = 0; rc->views >> i; i++)
+		if ((rc->views & (1U << i)) &&
+		    (s32)(gen - rc->view[i].since) < 0)
+			fresh |= 1U << i;
+	v &= ~fresh;
+	if (!in_serving_softirq())
+		v |= kprof_sk_views(rc, sk, fresh);
 	return v;
 }
 
@@ -507,7 +520,7 @@ static void kprof_tcp_send(struct sock *sk)
 		return;
 	}
 	WRITE_ONCE(f->role, role);
-	WRITE_ONCE(f->views, rc->views ? kprof_sk_views(rc, sk) : 0);
+	WRITE_ONCE(f->views, rc->views ? kprof_sk_views(rc, sk, rc->views) : 0);
 	WRITE_ONCE(f->vgen, rc->gen);
 	WRITE_ONCE(f->copied_seq, READ_ONCE(tcp_sk(sk)->copied_seq));
 	/* the start publishes the rest (cmpxchg orders fully) */
@@ -581,7 +594,7 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	kprof_sk_endpoint(sk, &key);
 	key.role = kprof_sk_role(sk, f);
 	if (rc && rc->views)
-		key.views = kprof_views_valid(rc, views, vgen);
+		key.views = kprof_views_at_end(rc, sk, views, vgen);
 	kprof_agg_tcp_add(&key, now);
 }
 
@@ -933,7 +946,7 @@ int kprof_tcp_prepare_config(const struct kprof_config *cfg,
  * periods under the control lock (30 ms a session under emulation) held
  * every other session and snapshot back.  A request that such a handler
  * starts on the old configuration is marked with the old generation's
- * views (kprof_views_valid()).
+ * views (kprof_views_at_end()).
  */
 void kprof_tcp_set_config(struct kprof_run_config *n)
 {

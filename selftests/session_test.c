@@ -793,6 +793,50 @@ TEST_F(session, views_keep_each_readers_process_and_local_port)
 }
 
 /*
+ * A reader that starts while a request is under way: the request found
+ * no view at its start, and the reader's view is checked at its end
+ * instead, so it counts in the reader's window like every other request
+ * of its process.  Before, it counted for no view.
+ */
+TEST_F(session, a_view_counts_a_request_under_way_when_it_began)
+{
+	struct server s = { .respond = 1 };
+	struct kprof_config mine = { .threshold_ns = 100000 * MS,
+				     .tgid = getpid() };
+	struct kprof_config none = { .threshold_ns = 100000 * MS };
+	char buf[REQ_LEN] = "kprof request";
+	int fd = open_dev(), c, v;
+	struct export ex;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
+	ASSERT_EQ(0, kp_config(self->fd, &none));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, export_map(self->fd, &ex));
+	c = client_connect(AF_INET, s.port);
+	ASSERT_LE(0, c);
+	/* under way before the reader starts: no view yet */
+	ASSERT_EQ(sizeof(buf), send(c, buf, sizeof(buf), MSG_NOSIGNAL));
+	ASSERT_EQ(0, kp_config(fd, &mine));
+	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	v = snapshot_view(fd);
+	ASSERT_LE(1, v);
+	ASSERT_GE(KPROF_MAX_VIEWS, v);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	/* it ends in the reader's window: the response is read now */
+	ASSERT_EQ(0, read_full(c, buf, sizeof(buf)));
+	/* and one more, started and ended under the view */
+	ASSERT_NE(0, client_request(c));
+	close(c);
+	server_stop(&s);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	EXPECT_EQ(2, view_count(&ex, s.port, KPROF_ROLE_CLIENT, 0));
+	EXPECT_EQ(2, view_count(&ex, s.port, KPROF_ROLE_CLIENT, v));
+	export_unmap(&ex);
+	close(fd);
+}
+
+/*
  * KPROF_MAX_VIEWS sessions filtering by process take every view: the
  * next one has none (KPROF_VIEW_NONE) and gets the first to free up,
  * while the others keep theirs.

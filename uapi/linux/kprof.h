@@ -293,10 +293,14 @@ struct kprof_config {
  *		it should be one but all are taken (it sees what the
  *		widened configuration let through).  A view given to a
  *		session is its own until it goes or sets another
- *		configuration.  The first window after a change of view is
- *		not exact: it may hold requests and samples of the previous
- *		owner that ended in it, and requests in flight across the
- *		change count for neither owner
+ *		configuration.  A request counts for the views whose
+ *		filters it passed at its start; one under way when a view
+ *		changed hands or filters counts for that view when it passes
+ *		the new filters at its end (process and cgroup then those of
+ *		the task that reads the response), never for the previous
+ *		owner.  The first window after a change of view is not
+ *		exact for CPU samples: it may hold samples of the previous
+ *		owner taken by a handler still running on its configuration
  * @reserved0:	zero
  * @generation:	out: the mmap generation now published (even)
  *
