@@ -941,7 +941,8 @@ int kprof_tcp_prepare_config(const struct kprof_config *cfg,
 /*
  * Install @n, which it now owns.  The handlers see it from their next
  * hit; one already running may finish on the old configuration, which is
- * freed after it, without waiting here: a session that comes or goes
+ * freed after it, without waiting here (since v4.20, see
+ * kprof_free_after_handlers()): a session that comes or goes
  * with filters of its own changes the configuration twice, and two grace
  * periods under the control lock (30 ms a session under emulation) held
  * every other session and snapshot back.  A request that such a handler

@@ -77,10 +77,10 @@ fi
 # command's own start (fork, exec, loading) a measurable part.  On the
 # instruction clock even what tracing costs beside the command shows:
 # the overhead guard's tick, four times a second while anything is
-# traced, made busybox sleep 0.3 slower attached by 20 to 65
-# (thousandths of a percent) in 7 and 8 of 8 rounds: abtest rightly
+# traced, made busybox sleep 0.3 slower attached by a median of 0.002%
+# to 0.004% (at most 0.008%), in up to 8 of 8 rounds: abtest rightly
 # calls that "not within noise" there, where the detached runs' spread
-# is 0.002%.  The bound: under 0.02% (60,000 instructions).
+# is under 0.002%.  The bound: under 0.02% (60,000 instructions).
 "$KPROF_BIN" abtest --rounds "$idle_rounds" --no-cpu --json -- "${idle_cmd[@]}" \
 	>"$tmp/idle.json" 2>"$tmp/err"
 tap_result $? "abtest on an idle command exits 0"

@@ -297,10 +297,10 @@ struct kprof_config {
  *		filters it passed at its start; one under way when a view
  *		changed hands or filters counts for that view when it passes
  *		the new filters at its end (process and cgroup then those of
- *		the task that reads the response), never for the previous
- *		owner.  The first window after a change of view is not
- *		exact for CPU samples: it may hold samples of the previous
- *		owner taken by a handler still running on its configuration
+ *		the task that reads the response).  The first window after a
+ *		change of view is not exact: it may hold requests and samples
+ *		of the previous owner that ended in it, before the change or
+ *		in a handler still running on the previous configuration
  * @reserved0:	zero
  * @generation:	out: the mmap generation now published (even)
  *
