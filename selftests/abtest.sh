@@ -49,6 +49,17 @@ else
 	rounds=3 idle_rounds=3
 fi
 
+# timing_check DESCRIPTION VERDICT: a verdict's result on the exact
+# clock, a skip elsewhere
+timing_check()
+{
+	if [ "$exact" = 1 ]; then
+		tap_check "$1" test "$2" = True
+	else
+		tap_skip "$1" "$skip_timing"
+	fi
+}
+
 # Three clients and servers; every request walks its stacks (threshold
 # 0) and CPUs are sampled at 999 Hz: the costliest tracing, pinned to one
 # CPU.  On the instruction clock, 12 rounds of 1000 requests a client
@@ -65,12 +76,7 @@ n=${KPROF_ABTEST_REQUESTS:-1000}
 tap_result $? "abtest on a TCP workload exits 0"
 v=$(verdict "$tmp/tcp.json" 'not o["within_noise"] and o["slowdown"]["median"] > 0')
 tap_diag "TCP ($n requests a run): ${v%%$'\n'*}"
-if [ "$exact" = 1 ]; then
-	tap_check "TCP workload: a non-zero overhead, not within noise" \
-		test "${v##*$'\n'}" = True
-else
-	tap_skip "TCP workload: a non-zero overhead, not within noise" "$skip_timing"
-fi
+timing_check "TCP workload: a non-zero overhead, not within noise" "${v##*$'\n'}"
 
 # An idle command under TCP tracing, which it never hits: no overhead
 # worth the name.  Not under sampling too: sampling at 99 Hz costs the
@@ -86,11 +92,7 @@ fi
 tap_result $? "abtest on an idle command exits 0"
 v=$(verdict "$tmp/idle.json" 'o["slowdown"]["median"] < 0.0002')
 tap_diag "idle: ${v%%$'\n'*}"
-if [ "$exact" = 1 ]; then
-	tap_check "idle command: slowdown under 0.02%" test "${v##*$'\n'}" = True
-else
-	tap_skip "idle command: slowdown under 0.02%" "$skip_timing"
-fi
+timing_check "idle command: slowdown under 0.02%" "${v##*$'\n'}"
 
 # another reader, tracing from its first interval (its own sign) until
 # abtest has answered
