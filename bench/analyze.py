@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the raw timings of `make bench` (bench/guest-bench.sh) into
-bench/RESULTS.md: medians, quartiles, paired overheads, ratios, and
+"""Turn the raw timings of `make bench-wallclock` (bench/guest-bench.sh)
+into bench/WALLCLOCK.md: medians, quartiles, paired overheads, ratios, and
 whether a difference stands out of the noise.
 
 A difference between two configurations is "within noise" unless it is
@@ -113,7 +113,11 @@ def main():
     pin = info.get('pin', 'none')
     pinned = '' if pin == 'none' else ' (the workload pinned to CPU %s)' % pin
     L = []
-    L.append('# kprofmod overhead benchmarks\n')
+    L.append('# kprofmod overhead benchmarks in wall-clock time (secondary)\n')
+    L.append('The primary benchmark counts instructions: see '
+             '[RESULTS.md](RESULTS.md) (`make bench`).  These wall-clock '
+             'figures under TCG on a shared host are kept as a secondary '
+             'table; most of their differences are within its noise.\n')
     L.append('Produced by `%s` (one VM boot, %s s of wall time end to end).  '
              'Raw timings: `build/bench/raw.txt`; this file is regenerated '
              'by `bench/analyze.py` at the end of every run.\n' % (command, wall))

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the benchmark VM (through `make bench`): every configuration
+# Runs inside the benchmark VM (through `make bench-wallclock`): every configuration
 # of every stage, alternating within each round, raw timings on stdout
-# and in $BENCH_RAW.  See bench/RESULTS.md for what is measured.
+# and in $BENCH_RAW.  See bench/WALLCLOCK.md for what is measured.
 #
 # Environment (defaults sized for a 2-vCPU TCG guest):
 #   BENCH_ROUNDS     rounds of every configuration (6)

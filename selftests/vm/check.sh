@@ -306,7 +306,7 @@ if [ "$gates" = 1 ]; then
 	log=$out/checkpatch.log
 	"$checkpatch" --strict --no-tree --terse --show-types -f \
 		module/*.c module/*.h module/compat/*.h uapi/linux/*.h \
-		selftests/peer/kprof_peer.c >"$log" 2>&1
+		selftests/peer/kprof_peer.c bench/floor/kprof_floor.c >"$log" 2>&1
 	rc=$?
 	cat "$log"
 	tap gates "$( [ $rc -eq 0 ] && ! grep -qE ': (ERROR|WARNING|CHECK):' "$log"; echo $?)" \
@@ -315,7 +315,8 @@ if [ "$gates" = 1 ]; then
 	"$ks" fetch 6.1 >/dev/null || tap gates 1 "fetch kernel 6.1"
 	log=$out/sparse.log
 	"$ks" make 6.1 module-clean >/dev/null 2>&1
-	"$ks" make 6.1 module C=2 >"$log" 2>&1
+	{ "$ks" make 6.1 module C=2 && "$ks" make 6.1 floor-module C=2 W=1; } \
+		>"$log" 2>&1
 	rc=$?
 	grep -E 'warning:|error:' "$log"
 	tap gates "$( [ $rc -eq 0 ] && ! grep -qE 'warning:|error:' "$log"; echo $?)" \

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_floor: the floor `make bench` measures kprofmod's TCP tracking
+ * against, empty handlers on the two functions of its request path
+ * (tcp_sendmsg and tcp_cleanup_rbuf):
+ *
+ *   insmod kprof_floor.ko              two kprobes, empty pre-handlers
+ *   insmod kprof_floor.ko mode=ftrace  one ftrace_ops, an empty callback
+ *                                      (FTRACE_OPS_FL_RECURSION: called
+ *                                      straight from the trampoline)
+ *
+ * The second is the least any attach through ftrace can cost, for the
+ * comparison in bench/RESULTS.md.  Not part of the product.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/string.h>
+
+static char kprof_floor_mode[8] = "kprobe";
+module_param_string(mode, kprof_floor_mode, sizeof(kprof_floor_mode), 0444);
+MODULE_PARM_DESC(mode, "kprobe (default) or ftrace");
+
+static int kprof_floor_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static struct kprobe kprof_floor_kp[] = {
+	{ .symbol_name = "tcp_sendmsg", .pre_handler = kprof_floor_pre },
+	{ .symbol_name = "tcp_cleanup_rbuf", .pre_handler = kprof_floor_pre },
+};
+
+static struct kprobe *kprof_floor_kps[] = {
+	&kprof_floor_kp[0], &kprof_floor_kp[1],
+};
+
+/*
+ * Since 5.11 (a25d036d939a "ftrace: Reverse what the RECURSION flag means
+ * in the ftrace_ops", d19ad0775dcd "ftrace: Have the callbacks receive a
+ * struct ftrace_regs instead of pt_regs"), the release that also added
+ * <linux/trace_recursion.h>.  Only `make bench`, on 6.1, loads this
+ * module.
+ */
+#if defined(CONFIG_DYNAMIC_FTRACE) && KPROF_FLOOR_FTRACE
+static void notrace kprof_floor_fn(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops kprof_floor_ops = {
+	.func = kprof_floor_fn,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static int kprof_floor_ftrace(void)
+{
+	int ret;
+
+	ret = ftrace_set_filter(&kprof_floor_ops, "tcp_sendmsg", 11, 1);
+	if (!ret)
+		ret = ftrace_set_filter(&kprof_floor_ops, "tcp_cleanup_rbuf",
+					16, 0);
+	if (!ret)
+		ret = register_ftrace_function(&kprof_floor_ops);
+	return ret;
+}
+#else
+static int kprof_floor_ftrace(void)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static bool kprof_floor_is_ftrace;
+
+static int __init kprof_floor_init(void)
+{
+	if (!strcmp(kprof_floor_mode, "ftrace")) {
+		kprof_floor_is_ftrace = true;
+		return kprof_floor_ftrace();
+	}
+	if (strcmp(kprof_floor_mode, "kprobe"))
+		return -EINVAL;
+	return register_kprobes(kprof_floor_kps, ARRAY_SIZE(kprof_floor_kps));
+}
+
+static void __exit kprof_floor_exit(void)
+{
+#if defined(CONFIG_DYNAMIC_FTRACE) && KPROF_FLOOR_FTRACE
+	if (kprof_floor_is_ftrace) {
+		unregister_ftrace_function(&kprof_floor_ops);
+		ftrace_free_filter(&kprof_floor_ops);
+		return;
+	}
+#endif
+	unregister_kprobes(kprof_floor_kps, ARRAY_SIZE(kprof_floor_kps));
+}
+
+module_init(kprof_floor_init);
+module_exit(kprof_floor_exit);
+MODULE_DESCRIPTION("kprofmod benchmark floor: empty probes");
+MODULE_LICENSE("GPL");
