@@ -68,6 +68,12 @@ def main():
     def per_req(name):
         return (med[name] - med["rr_none"]) / 2
 
+    def run_cells(label, name):
+        """A table's first cells: the median, the runs, their spread."""
+        v = runs[name]
+        return [label, f"{fmt(med[name])} ({', '.join(fmt(x) for x in v)})",
+                f"{spread(v):.3f}%"]
+
     def per_sample(name):
         return (med[name] - med["cpu_none"]) / (med[name] * freq / 1e9)
 
@@ -179,9 +185,7 @@ def main():
     for label, name, ref in rows:
         if name not in med:
             continue
-        v = runs[name]
-        cells = [label, f"{fmt(med[name])} ({', '.join(fmt(x) for x in v)})",
-                 f"{spread(v):.3f}%"]
+        cells = run_cells(label, name)
         if name == "rr_none":
             cells += ["—", "—", "—"]
         else:
@@ -217,9 +221,7 @@ def main():
                         ("bpftrace profile:hz", "cpu_bt")]:
         if name not in med:
             continue
-        v = runs[name]
-        cells = [label, f"{fmt(med[name])} ({', '.join(fmt(x) for x in v)})",
-                 f"{spread(v):.3f}%"]
+        cells = run_cells(label, name)
         if name == "cpu_none":
             cells += ["—", "—", "—", "—"]
         else:
