@@ -57,12 +57,13 @@
 #
 # --full adds, in the same boot: two empty kprobes (the floor,
 # bench/floor/kprof_floor.ko) and an empty ftrace_ops callback on the
-# same two functions; bpftrace's two empty kprobes, its equivalent of the tracking without and with kernel and
-# user stacks (bench/bt/), bpftrace's profile:hz and perf record -g -a at
-# the same 9999 Hz over the same CPU work; the snapshot's instructions
-# per exported row for 1000, 10000 and 60000 rows (export_cost); and the
-# reader's instructions (its CPU time on this clock) over one interval
-# with 10000 keys, against an empty interval.
+# same two functions; bpftrace's two empty kprobes, its equivalent of
+# the tracking without and with kernel and user stacks (bench/bt/),
+# bpftrace's profile:hz and perf record -g -a at the same 9999 Hz over
+# the same CPU work; the snapshot's instructions per exported row for
+# 1000, 10000 and 60000 keys (export_cost); and the reader's
+# instructions (its CPU time on this clock) over one interval with 10000
+# keys, against an empty interval.
 #
 # Environment: KPROF_KO, KPROF_BIN (the module and the reader),
 # KPROF_FLOOR_KO (bench/floor's module, --full only), BENCH_BIN
