@@ -361,7 +361,7 @@ if [ "$unit" = 1 ]; then
 	before=$(pgrep -d " " -x qemu-system-x86)
 	"$vm/vng-run" -t 20 -- sleep 600 >"$out/vng-timeout.log" 2>&1
 	rc=$?
-	sleep 2
+	# at once: vng-run returns only when its emulator is gone
 	left=''
 	for pid in $(pgrep -x qemu-system-x86); do
 		[[ " $before " == *" $pid "* ]] || left="$left $pid"
