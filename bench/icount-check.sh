@@ -57,7 +57,8 @@
 #
 # --full adds, in the same boot: two empty kprobes (the floor,
 # bench/floor/kprof_floor.ko) and an empty ftrace_ops callback on the
-# same two functions; bpftrace's two empty kprobes, its equivalent of
+# same two functions; a cpu-clock perf event at 9999 Hz with an empty
+# overflow handler (the sampling floor); bpftrace's two empty kprobes, its equivalent of
 # the tracking without and with kernel and user stacks (bench/bt/),
 # bpftrace's profile:hz and perf record -g -a at the same 9999 Hz over
 # the same CPU work; the snapshot's instructions per exported row for
@@ -306,6 +307,13 @@ full_stage()
 			tap_result 1 "insmod $floor_ko mode=$f"
 		fi
 	done
+	if insmod "$floor_ko" mode=sample hz="$freq"; then
+		sleep 5
+		measure cpu_floor cpu
+		rmmod kprof_floor
+	else
+		tap_result 1 "insmod $floor_ko mode=sample"
+	fi
 	for f in floor equiv stacks; do
 		if tracer_start bt_ready bpftrace "$bt/tcp_$f.bt"; then
 			measure "rr_bt_$f" rr

@@ -148,6 +148,15 @@ def main():
       f"of each other | largest spread {worst:.3f}% | "
       f"{verdict(worst < TARGETS['spread'])} |")
     p("")
+    if "cpu_floor" in med:
+        fl = per_sample("cpu_floor")
+        want = TARGETS["sample_bt"] * min(bt_smp, perf_smp)
+        p(f"A sample's floor (the perf event with an empty handler) is "
+          f"{fmt(fl)} instructions: the sampling targets leave kprofmod "
+          f"{fmt(want - fl)} above it, and it uses {fmt(smp - fl)}.  "
+          f"Two empty kprobes leave TCP tracking at most "
+          f"{fmt(TARGETS['tcp_floor'] * floor)} per request.")
+        p("")
 
     p("## TCP request/response")
     p("")
@@ -203,7 +212,11 @@ def main():
       f"each profiler sampling at {freq:.0f} Hz with kernel and user "
       "stacks: `kprof top --no-tcp --freq` (the reader included), "
       "`perf record -g -a` (writing its file on the same vCPU), bpftrace "
-      "`profile:hz` counting `kstack, ustack` (`bench/bt/profile.bt`).  "
+      "`profile:hz` counting `kstack, ustack` (`bench/bt/profile.bt`); "
+      "the floor is `bench/floor/kprof_floor.ko mode=sample`: the same "
+      "cpu-clock perf event per CPU as kprofmod's, with an empty "
+      "overflow handler (the timer interrupt and perf's own work, which "
+      "every profiler here pays).  "
       f"At {freq:.0f} Hz rather than 999: a run of the work alone varies "
       "by about 0.01%, which at 999 Hz is a large part of one sample's "
       "cost.  Samples are the instructions times the frequency (the "
@@ -213,9 +226,11 @@ def main():
       "below the frequency used).")
     p("")
     p("| configuration | instructions (runs) | spread | samples | per "
-      "sample | vs perf | vs bpftrace |")
-    p("|---|---|---|---|---|---|---|")
+      "sample | over the floor | vs perf | vs bpftrace |")
+    p("|---|---|---|---|---|---|---|---|")
     for label, name in [("no profiler", "cpu_none"),
+                        ("an empty overflow handler (the floor)",
+                         "cpu_floor"),
                         ("kprofmod", "cpu_sampled"),
                         ("perf record -g -a", "cpu_perf"),
                         ("bpftrace profile:hz", "cpu_bt")]:
@@ -223,10 +238,12 @@ def main():
             continue
         cells = run_cells(label, name)
         if name == "cpu_none":
-            cells += ["—", "—", "—", "—"]
+            cells += ["—", "—", "—", "—", "—"]
         else:
             s = per_sample(name)
-            cells += [fmt(med[name] * freq / 1e9), fmt(s),
+            above = (f"{s - per_sample('cpu_floor'):+,.0f}"
+                     if "cpu_floor" in med else "")
+            cells += [fmt(med[name] * freq / 1e9), fmt(s), above,
                       f"{s / perf_smp:.2f}×", f"{s / bt_smp:.2f}×"]
         p("| " + " | ".join(cells) + " |")
     p("")

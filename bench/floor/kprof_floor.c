@@ -8,20 +8,33 @@
  *   insmod kprof_floor.ko mode=ftrace  one ftrace_ops, an empty callback
  *                                      (FTRACE_OPS_FL_RECURSION: called
  *                                      straight from the trampoline)
+ *   insmod kprof_floor.ko mode=sample [hz=N]
+ *                                      a cpu-clock perf event per online
+ *                                      CPU at N Hz (9999) with an empty
+ *                                      overflow handler: the floor of CPU
+ *                                      sampling, as kprofmod samples
  *
  * The second is the least any attach through ftrace can cost, for the
- * comparison in bench/RESULTS.md.  Not part of the product.
+ * comparison in bench/RESULTS.md.  Not part of the product: it ignores
+ * CPU hotplug.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/cpu.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 static char kprof_floor_mode[8] = "kprobe";
 module_param_string(mode, kprof_floor_mode, sizeof(kprof_floor_mode), 0444);
-MODULE_PARM_DESC(mode, "kprobe (default) or ftrace");
+MODULE_PARM_DESC(mode, "kprobe (default), ftrace or sample");
+
+static unsigned int kprof_floor_hz = 9999;
+module_param_named(hz, kprof_floor_hz, uint, 0444);
+MODULE_PARM_DESC(hz, "mode=sample: samples per second per CPU (9999)");
 
 static int kprof_floor_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -75,6 +88,62 @@ static int kprof_floor_ftrace(void)
 }
 #endif
 
+static struct perf_event **kprof_floor_events;
+
+static void kprof_floor_overflow(struct perf_event *event,
+				 struct perf_sample_data *data,
+				 struct pt_regs *regs)
+{
+}
+
+static void kprof_floor_sample_stop(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (kprof_floor_events[cpu])
+			perf_event_release_kernel(kprof_floor_events[cpu]);
+	kfree(kprof_floor_events);
+	kprof_floor_events = NULL;
+}
+
+static int kprof_floor_sample(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = kprof_floor_hz,
+		.pinned = 1,
+	};
+	struct perf_event *ev;
+	unsigned int cpu;
+	int ret = 0;
+
+	if (!kprof_floor_hz)
+		return -EINVAL;
+	kprof_floor_events = kcalloc(nr_cpu_ids, sizeof(*kprof_floor_events),
+				     GFP_KERNEL);
+	if (!kprof_floor_events)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      kprof_floor_overflow,
+						      NULL);
+		if (IS_ERR(ev)) {
+			ret = PTR_ERR(ev);
+			break;
+		}
+		kprof_floor_events[cpu] = ev;
+	}
+	cpus_read_unlock();
+	if (ret)
+		kprof_floor_sample_stop();
+	return ret;
+}
+
 static bool kprof_floor_is_ftrace;
 
 static int __init kprof_floor_init(void)
@@ -83,6 +152,8 @@ static int __init kprof_floor_init(void)
 		kprof_floor_is_ftrace = true;
 		return kprof_floor_ftrace();
 	}
+	if (!strcmp(kprof_floor_mode, "sample"))
+		return kprof_floor_sample();
 	if (strcmp(kprof_floor_mode, "kprobe"))
 		return -EINVAL;
 	return register_kprobes(kprof_floor_kps, ARRAY_SIZE(kprof_floor_kps));
@@ -90,6 +161,10 @@ static int __init kprof_floor_init(void)
 
 static void __exit kprof_floor_exit(void)
 {
+	if (kprof_floor_events) {
+		kprof_floor_sample_stop();
+		return;
+	}
 #if defined(CONFIG_DYNAMIC_FTRACE) && KPROF_FLOOR_FTRACE
 	if (kprof_floor_is_ftrace) {
 		unregister_ftrace_function(&kprof_floor_ops);
