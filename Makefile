@@ -161,12 +161,14 @@ bench: bench-bin
 	$(MAKE) module KVER=$(BENCH_KVER)
 	$(MAKE) floor-module KVER=$(BENCH_KVER)
 	$(MAKE) reader
-	@start=$$(date +%s); mkdir -p $(BUILD)/bench; \
-	KPROF_VNG_OPTS="$(BENCH_ICOUNT)" $(VM)/vng-run -k $(BENCH_KVER) -c 1 -m 2G -t 1500 -- \
-		bench/icount-check.sh --full $(BUILD)/bench/icount.txt \
+	@start=$$(date +%s); mkdir -p $(BUILD)/bench; rm -f $(BUILD)/bench/icount.txt $(BUILD)/bench/vm.rc; \
+	{ KPROF_VNG_OPTS="$(BENCH_ICOUNT)" $(VM)/vng-run -k $(BENCH_KVER) -c 1 -m 2G -t 1500 -- \
+		bench/icount-check.sh --full $(BUILD)/bench/icount.txt; \
+	  echo $$? >$(BUILD)/bench/vm.rc; } \
 		2>&1 | tee $(BUILD)/bench/vm.log | grep --line-buffered -E '^(not ok|# [a-z])'; \
-	grep -q '^reader keyed' $(BUILD)/bench/icount.txt || \
-		{ echo "kprofmod: the benchmark VM did not finish (build/bench/vm.log)" >&2; exit 1; }; \
+	rc=$$(cat $(BUILD)/bench/vm.rc); \
+	[ "$$rc" != 255 ] && grep -q '^reader keyed' $(BUILD)/bench/icount.txt || \
+		{ echo "kprofmod: the benchmark VM did not finish (status $$rc, build/bench/vm.log)" >&2; exit 1; }; \
 	echo "info host $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $$(nproc) host CPUs" \
 		>>$(BUILD)/bench/icount.txt; \
 	echo "info commit $$(git describe --always --dirty 2>/dev/null || echo unknown)" \

@@ -40,7 +40,7 @@ def load(path):
         elif w[0] == "export":
             d = dict(zip(w[2::2], w[3::2]))
             export.append({k: int(v) for k, v in d.items()})
-        elif w[0] == "reader":
+        elif w[0] == "reader" and len(w) == 4:
             reader.setdefault(w[1], []).append((float(w[2]), int(w[3])))
     return runs, metrics, info, export, reader
 
@@ -57,9 +57,24 @@ def verdict(ok):
     return "**holds**" if ok else "**misses**"
 
 
+NEEDED = ["rr_none", "rr_loaded", "rr_tracked", "rr_stacked",
+          "rr_floor_kprobe", "rr_bt_equiv", "rr_bt_stacks", "cpu_none",
+          "cpu_sampled", "cpu_perf", "cpu_bt"]
+EXPORT_FIELDS = ["keys", "rows", "snapshot_ns", "snapshot_cpu_ns",
+                 "read_ns", "reread_ns", "drops"]
+
+
 def main():
     raw, out, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3])
     runs, metrics, info, export, reader = load(raw)
+    missing = [n for n in NEEDED if not runs.get(n)]
+    missing += [f"export {e.get('keys', '?')}" for e in export
+                if any(f not in e for f in EXPORT_FIELDS)]
+    missing += [f"the reader ({k})" for k in ("idle", "keyed")
+                if k not in reader]
+    if missing:
+        sys.exit(f"results.py: {raw} has no measurement for "
+                 f"{', '.join(missing)} (see the VM's log)")
     med = {k: statistics.median(v) for k, v in runs.items()}
     freq = float(info.get("freq", "9999"))
     L = []
@@ -99,8 +114,9 @@ def main():
       "instruction and idle time is skipped, so every \"ns\" below is an "
       "instruction the guest executed (the workload, the kernel, the "
       "probes, and any tracer's or reader's own process on the same "
-      "vCPU).  Host load does not enter.  Each configuration runs once "
-      f"unmeasured, then {info.get('runs', 3)} times; the tables give the "
+      "vCPU).  Host load does not enter.  Each configuration runs "
+      "unmeasured until two runs in a row agree within 0.05% (at most six "
+      f"runs), then {info.get('runs', 3)} times; the tables give the "
       "median and the spread (max - min over the median) of those runs.  "
       "kprofmod runs with `budget_ppm=0` (overhead guard off).  Under "
       "TCG a trap costs few instructions, so int3-based probes look "
@@ -133,6 +149,7 @@ def main():
       f"per sample | {fmt(smp)} / {fmt(perf_smp)} = {r:.2f}× | "
       f"{verdict(r <= TARGETS['sample_perf'])} |")
     snap = {}
+    dropped = sorted({e["keys"] for e in export if e["drops"]})
     for e in export:
         snap.setdefault(e["keys"], []).append(e["snapshot_cpu_ns"] / e["rows"])
     per_row = {k: statistics.median(v) for k, v in sorted(snap.items())}
@@ -143,7 +160,10 @@ def main():
           f"{TARGETS['export_flat']:.0f}% from {fmt(min(per_row))} to "
           f"{fmt(max(per_row))} keys (the issue: 100,000; one vCPU's table "
           f"holds 65,536) | {fmt(lo)} to {fmt(hi)} "
-          f"(+{dev:.0f}%) | {verdict(dev <= TARGETS['export_flat'])} |")
+          f"(+{dev:.0f}%)"
+          + (f"; rows dropped at {', '.join(fmt(k) for k in dropped)} "
+             "keys" if dropped else "")
+          + f" | {verdict(dev <= TARGETS['export_flat'])} |")
     p(f"| the runs of every configuration within {TARGETS['spread']:.0f}% "
       f"of each other | largest spread {worst:.3f}% | "
       f"{verdict(worst < TARGETS['spread'])} |")
@@ -222,8 +242,11 @@ def main():
       "cost.  Samples are the instructions times the frequency (the "
       "sampling clock is the same instruction clock); "
       f"`kernel.perf_event_max_sample_rate` was "
-      f"{info.get('max_sample_rate', '?')} at the end (no throttling "
-      "below the frequency used).")
+      f"{info.get('max_sample_rate', '?')} at the end"
+      + (" (no throttling below the frequency used)."
+         if float(info.get("max_sample_rate", "0")) >= freq else
+         ": **below the frequency used, so perf throttled the events and "
+         "the per-sample figures count samples that were not taken**."))
     p("")
     p("| configuration | instructions (runs) | spread | samples | per "
       "sample | over the floor | vs perf | vs bpftrace |")
@@ -262,8 +285,9 @@ def main():
       "jumps to the next timer, so its elapsed time (given too) is not a "
       "count of work.  Module loaded with `budget_ppm=0 cpu_rows=65536 "
       "tcp_rows=131072`; one vCPU, so one per-CPU table of at most 65,536 "
-      "rows: the largest run is 60,000 keys, not 100,000 (that needs a "
-      "second vCPU and a boot of its own).")
+      "rows (at 60,000 keys its probing dropped 2.7% of them): the largest "
+      "run is 50,000 keys, not 100,000 (that needs a second vCPU and a "
+      "boot of its own).")
     p("")
     p("| keys | rows | snapshot | per row | snapshot elapsed | first read "
       "| per row | re-read | drops |")
@@ -276,20 +300,22 @@ def main():
           f"{fmt(e['read_ns'] / e['rows'])} | {fmt(e['reread_ns'])} | "
           f"{e['drops']} |")
     p("")
-    if "idle" in reader and "keyed" in reader:
-        idle = [x for x, _ in reader["idle"]]
-        keyed, krows = reader["keyed"][0]
-        base = statistics.median(idle)
-        p("**Reader.** `kprof top --no-cpu --threshold 100s --json -i 600 "
-          "-n 1` (the largest rows, as `top` shows them; a long interval "
-          "costs nothing idle on this clock) over one interval in "
-          f"which `export_cost -g -k 10000` made {fmt(krows)} rows: "
-          f"{fmt(keyed)} instructions of CPU time (user and system, the "
-          "snapshot ioctl included), against a median of "
-          f"{fmt(base)} ({', '.join(fmt(x) for x in idle)}) over an empty "
-          f"interval: {fmt(keyed - base)} instructions for the rows, "
-          f"{fmt((keyed - base) / krows)} per row.")
-        p("")
+    idle = [x for x, _ in reader["idle"]]
+    keyed, krows = reader["keyed"][0]
+    base = statistics.median(idle)
+    p("**Reader.** `kprof top --no-cpu --threshold 100s --json -i 600 "
+      "-n 1` (the largest rows, as `top` shows them; a long interval "
+      "costs nothing idle on this clock) over one interval in "
+      f"which `export_cost -g -k 10000` made {fmt(krows)} rows: "
+      f"{fmt(keyed)} instructions of CPU time (user and system, the "
+      "snapshot ioctl included), against a median of "
+      f"{fmt(base)} ({', '.join(fmt(x) for x in idle)}) over an empty "
+      f"interval: {fmt(keyed - base)} instructions for the rows, "
+      f"{fmt((keyed - base) / krows)} per row.  The empty intervals "
+      f"spread by {fmt(max(idle) - min(idle))} instructions (the "
+      "reader's start, its symbol tables included), so the per-row "
+      "figure is known only to about that much over the rows.")
+    p("")
 
     p("## Wall-clock figures (secondary)")
     p("")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof_floor: the floor `make bench` measures kprofmod's TCP tracking
- * against, empty handlers on the two functions of its request path
- * (tcp_sendmsg and tcp_cleanup_rbuf):
+ * kprof_floor: the floors `make bench` measures kprofmod against: empty
+ * handlers on the two functions of its request path (tcp_sendmsg and
+ * tcp_cleanup_rbuf), or on the perf event it samples with:
  *
  *   insmod kprof_floor.ko              two kprobes, empty pre-handlers
  *   insmod kprof_floor.ko mode=ftrace  one ftrace_ops, an empty callback
@@ -14,15 +14,15 @@
  *                                      overflow handler: the floor of CPU
  *                                      sampling, as kprofmod samples
  *
- * The second is the least any attach through ftrace can cost, for the
+ * mode=ftrace is the least any attach through ftrace can cost, for the
  * comparison in bench/RESULTS.md.  Not part of the product: it ignores
  * CPU hotplug.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
-#include <linux/cpu.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
@@ -51,11 +51,11 @@ static struct kprobe *kprof_floor_kps[] = {
 };
 
 /*
- * Since 5.11 (a25d036d939a "ftrace: Reverse what the RECURSION flag means
- * in the ftrace_ops", d19ad0775dcd "ftrace: Have the callbacks receive a
- * struct ftrace_regs instead of pt_regs"), the release that also added
- * <linux/trace_recursion.h>.  Only `make bench`, on 6.1, loads this
- * module.
+ * Since 5.11 ("ftrace: Reverse what the RECURSION flag means in the
+ * ftrace_ops", "ftrace: Have the callbacks receive a struct ftrace_regs
+ * instead of pt_regs"), the release that also added
+ * <linux/trace_recursion.h>, which bench/floor/Kbuild tests for.  Only
+ * `make bench`, on 6.1, loads this module.
  */
 #if defined(CONFIG_DYNAMIC_FTRACE) && KPROF_FLOOR_FTRACE
 static void notrace kprof_floor_fn(unsigned long ip, unsigned long parent_ip,
@@ -79,6 +79,8 @@ static int kprof_floor_ftrace(void)
 					16, 0);
 	if (!ret)
 		ret = register_ftrace_function(&kprof_floor_ops);
+	if (ret)
+		ftrace_free_filter(&kprof_floor_ops);
 	return ret;
 }
 #else

@@ -5,8 +5,9 @@
 # trixie (architecture "all"; it installs with bookworm's own dependencies).
 # The system's apt sources are never changed: trixie is reached through a
 # private sources list.  Idempotent and quick when all is installed.
-# bpftrace, bpfcc-tools and linux-perf are for `make bench`, which
-# compares kprofmod with them (the VM shares this root file system).
+# bpftrace and linux-perf are for `make bench` (and bpfcc-tools for
+# `make bench-wallclock`), which compare kprofmod with them (the VM
+# shares this root file system).
 set -euo pipefail
 
 PKGS=(
