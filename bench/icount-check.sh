@@ -402,18 +402,26 @@ metric()
 	awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { printf "%.0f", (a - b) / d }'
 }
 
+# baseline_of KEY: KEY's baseline figure (nothing when there is none)
+baseline_of() { awk -v k="$1" '$1 == k { print $2 }' "$baseline" 2>/dev/null; }
+
+# under_limit VALUE BASE: VALUE at most $limit percent (or $resolution
+# instructions, whichever is more) over BASE
+under_limit()
+{
+	awk -v a="$1" -v b="$2" -v l="$limit" -v r="$resolution" \
+		'BEGIN { exit !(a <= b + (b * l / 100 > r ? b * l / 100 : r)) }'
+}
+
 # within KEY VALUE: VALUE is within the limit of KEY's baseline, or there
 # is no baseline for this kernel to hold it to
 within()
 {
 	local b
 
-	[ "$(awk '$1 == "kernel" { print $2 }' "$baseline" 2>/dev/null)" = "$kver" ] ||
-		return 0
-	b=$(awk -v k="$1" '$1 == k { print $2 }' "$baseline" 2>/dev/null)
-	[ -n "$b" ] || return 0
-	awk -v a="$2" -v b="$b" -v l="$limit" -v r="$resolution" \
-		'BEGIN { exit !(a <= b + (b * l / 100 > r ? b * l / 100 : r)) }'
+	[ "$(baseline_of kernel)" = "$kver" ] || return 0
+	b=$(baseline_of "$1")
+	[ -z "$b" ] || under_limit "$2" "$b"
 }
 
 # session_rr NAME KEY START STOP [ARGS...]: START ARGS, measure NAME with
@@ -519,9 +527,9 @@ fi
 
 [ -z "$full" ] || full_stage
 
-bkver=$(awk '$1 == "kernel" { print $2 }' "$baseline" 2>/dev/null)
+bkver=$(baseline_of kernel)
 for k in $names; do
-	b=$(awk -v k="$k" '$1 == k { print $2 }' "$baseline" 2>/dev/null)
+	b=$(baseline_of "$k")
 	if [ -z "$b" ]; then
 		echo "# $k: no baseline in $baseline"
 		tap_result 1 "$k: within $limit% of the baseline"
@@ -530,9 +538,8 @@ for k in $names; do
 	else
 		pct=$(awk -v a="${m[$k]}" -v b="$b" 'BEGIN { printf "%+.1f", (a - b) * 100 / b }')
 		echo "# $k: ${m[$k]} instructions, baseline $b ($pct%)"
-		tap_result "$(awk -v a="${m[$k]}" -v b="$b" -v l="$limit" -v r="$resolution" \
-			'BEGIN { print (a <= b + (b * l / 100 > r ? b * l / 100 : r)) ? 0 : 1 }')" \
-			"$k: within $limit% of the baseline"
+		under_limit "${m[$k]}" "$b"
+		tap_result $? "$k: within $limit% of the baseline"
 	fi
 done
 echo "1..$kp_ntest"
