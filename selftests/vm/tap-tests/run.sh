@@ -8,7 +8,9 @@
 # skip nobody allowed, a bail-out, nested results without a plan, the
 # runner's own failure, a failed program with an allowed skip inside) as
 # failed.  Where CASE.want exists, the summary's last line must be that
-# line too: the counts, not only the verdict.  Prints TAP.
+# line too: the counts, not only the verdict; where CASE.says exists,
+# each of its lines must be a line of the summary (a failure printed with
+# its test's diagnostics).  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 sum=${TAP_SUMMARY:-$here/../tap-summary}
@@ -28,7 +30,14 @@ for c in "${cases[@]}"; do
 	out=$("$sum" --skips skips "${args[@]}" 2>&1)
 	rc=$?
 	last=${out##*$'\n'}
-	if [ -e "$c.want" ] && [ "$last" != "$(cat "$c.want")" ]; then
+	missing=''
+	[ ! -e "$c.says" ] ||
+		missing=$(grep -vxF -f <(printf '%s\n' "$out") "$c.says")
+	if [ -n "$missing" ]; then
+		printf '# %s\n' "$out"
+		echo "not ok $n tap-summary: $c: the summary lacks '${missing%%$'\n'*}'"
+		fail=1
+	elif [ -e "$c.want" ] && [ "$last" != "$(cat "$c.want")" ]; then
 		printf '# %s\n' "$out"
 		echo "not ok $n tap-summary: $c: '$last', wanted '$(cat "$c.want")'"
 		fail=1
