@@ -15,8 +15,10 @@
 # configuration's runs after boot were 0.3% slower than the same
 # workload's later (its three runs spread by 0.08%): each configuration
 # runs unmeasured until two runs in a row agree within 0.05%, then
-# BENCH_RUNS times.  After insmod and after a
-# reader starts, the guest idles 5 s first (free on this clock).  Before
+# BENCH_RUNS times.  After insmod, rmmod and a reader's start, the guest
+# waits for udev to settle (it handles the module's events, reading its
+# rules from the host's file system: host time, in bursts of guest
+# work) and idles 5 s (free on this clock).  Before
 # kprofmod registered its kprobes only while tracing, a request with the
 # module loaded and idle cost 426 instructions in five boots and about
 # 845 in three, and tracking once 1295 instead of 856 (in a boot that
@@ -43,7 +45,9 @@
 #                     by 0.01% (33,000 instructions), which is 17 samples'
 #                     cost at 999 Hz (two boots then differed by 1.6%),
 #                     and ten times less of the signal at 9999 Hz
-#   loaded_request    per request, the module loaded, nothing running
+#   loaded_request    per request, the module loaded, nothing running,
+#                     against a run without it just before (insmod's
+#                     neighbour, not the boot's first)
 # Each fails when it grows more than BENCH_LIMIT percent (2) over the
 # baseline, or by more than 10 instructions where 2% is less.  The
 # baseline holds for one kernel build: on another kernel the numbers are
@@ -188,6 +192,44 @@ measure()
 # raw WORDS...: a line of raw numbers for bench/results.py (--full)
 raw() { [ -z "$full" ] || echo "$*" >>"$full"; }
 
+# settle: udev done with the events of an insmod or rmmod, then idle
+settle()
+{
+	udevadm settle --timeout=120 2>/dev/null
+	sleep 5
+}
+
+# tasks_snap FILE: each task's time on the CPU in ns ("tid ns comm"),
+# and each softirq's count ("softirq NAME count")
+tasks_snap()
+{
+	local d ns comm
+	for d in /proc/[0-9]*/task/[0-9]*; do
+		read -r ns _ <"$d/schedstat" 2>/dev/null || continue
+		read -r comm <"$d/comm" 2>/dev/null
+		echo "${d##*/} $ns $comm"
+	done >"$1"
+	awk 'NR > 1 { sub(/:$/, "", $1); for (i = 2; i <= NF; i++) s[$1] += $i }
+		END { for (k in s) print "softirq", k, s[k] }' /proc/softirqs >>"$1"
+}
+
+# what_else_ran BEFORE: what ran beside tcp_rr since tasks_snap BEFORE,
+# to the log: the tasks with over 1 ms on the CPU and the softirqs
+# raised, the most first
+what_else_ran()
+{
+	tasks_snap "$tmp/after"
+	awk 'NR == FNR { b[$1 FS $2] = $3; t[$1] = $2; next }
+		$1 == "softirq" { d = $3 - b[$1 FS $2]
+			if (d > 0) printf "%d\tsoftirq %s: %d raised\n", d, $2, d
+			next }
+		{ c = $0; sub(/^[^ ]+ [^ ]+ /, "", c)
+		  d = $2 - ($1 in t ? t[$1] : 0)
+		  if (c != "tcp_rr" && d > 1000000)
+			printf "%d\t%s (%s): %d ns on the CPU\n", d, c, $1, d }' \
+		"$1" "$tmp/after" | sort -rn | head -n 12 | cut -f2- | sed 's/^/#   /'
+}
+
 rr() { taskset -c 0 "$bin/tcp_rr" -c 1 -n "$reqs" | awk '/^ns_per_rt/ { print $2 }'; }
 cpu() { taskset -c 0 "$bin/cpu_work" -t 1 -n "$iters" | awk '/^ns/ { print $2 }'; }
 
@@ -312,7 +354,7 @@ full_stage()
 	raw info freq "$freq"
 	for f in kprobe ftrace; do
 		if insmod "$floor_ko" mode=$f; then
-			sleep 5
+			settle
 			measure "rr_floor_$f" rr
 			rmmod kprof_floor
 		else
@@ -320,7 +362,7 @@ full_stage()
 		fi
 	done
 	if insmod "$floor_ko" mode=sample hz="$freq"; then
-		sleep 5
+		settle
 		measure cpu_floor cpu
 		rmmod kprof_floor
 	else
@@ -358,6 +400,7 @@ full_stage()
 		tap_result 1 "insmod $ko with export-sized tables"
 		return
 	fi
+	settle
 	# 50000 at most: one vCPU's table holds 65536 rows (cpu_rows), and
 	# at 60000 keys its probing dropped 1626
 	for k in 1000 10000 50000; do
@@ -426,8 +469,8 @@ within()
 
 # session_rr NAME KEY START STOP [ARGS...]: START ARGS, measure NAME with
 # rr, STOP.  When KEY's figure per request is over its limit, the probes
-# as registered go to the log and the session starts afresh, up to three
-# times.  In some boots, for a while after insmod, every request cost
+# as registered and what else ran meanwhile go to the log and the session
+# starts afresh, up to three times.  In some boots, for a while after insmod, every request cost
 # about 210 or 420 instructions more whatever ran: the module loaded with
 # no session at all (213), a session whose next start, with the same
 # kprobes on the same ftrace trampoline, measured normally (1299, then
@@ -440,6 +483,7 @@ session_rr()
 	shift 4
 	for attempt in 1 2 3; do
 		"$start" "$@" || return 2
+		tasks_snap "$tmp/before"
 		if ! measure_runs "$name" rr; then
 			"$stop"
 			return 1
@@ -458,17 +502,43 @@ session_rr()
 		grep tcp_ /sys/kernel/debug/kprobes/list 2>&1 | sed 's/^/#   /'
 		grep tcp_ /sys/kernel/tracing/enabled_functions 2>&1 |
 			sed 's/^/#   /'
+		echo "# $name: what else ran meanwhile:"
+		what_else_ran "$tmp/before"
 		"$stop"
 	done
 	measure_report "$name"
 }
 
+# loaded_start: the base (rr_none) measured anew, then the module loaded
+# with nothing running; loaded_stop unloads it.  The base is insmod's
+# neighbour: a figure near zero is not compared with the boot's start.
+loaded_start()
+{
+	measure_runs rr_none rr || return 1
+	insmod "$ko" budget_ppm=0 || return 1
+	settle
+}
+
+loaded_stop()
+{
+	rmmod kprofmod
+	settle
+}
+
 rmmod kprofmod 2>/dev/null
+settle
 ok=0
-measure rr_none rr && measure cpu_none cpu || ok=1
+measure cpu_none cpu || ok=1
+if [ $ok -eq 0 ]; then
+	session_rr rr_loaded loaded_request loaded_start loaded_stop
+	case $? in
+	1) ok=1 ;;
+	2) tap_result 1 "insmod $ko"; ok=1 ;;
+	esac
+	[ -z "${v[rr_none]:-}" ] || measure_report rr_none || ok=1
+fi
 if [ $ok -eq 0 ] && insmod "$ko" budget_ppm=0; then
-	sleep 5
-	session_rr rr_loaded loaded_request true true || ok=1
+	settle
 	session_rr rr_tracked tcp_request reader_start reader_stop --no-cpu
 	case $? in
 	1) ok=1 ;;
