@@ -144,46 +144,72 @@ FIXTURE_TEARDOWN(cpu)
 	close(self->fd);
 }
 
-TEST_F(cpu, attributes_75_25)
+/*
+ * The samples of @pid in spin_hot_a (@a), spin_hot_b (@b) and elsewhere
+ * (@other: no user stack, or a first user frame in neither).
+ */
+static void tally_75_25(struct __test_metadata *_metadata,
+			const struct export *ex, pid_t pid, uint64_t *a,
+			uint64_t *b, uint64_t *other)
 {
-	uint64_t a = 0, b = 0, other = 0;
-	const struct kprof_cpu_row *r;
-	pid_t pid;
+	const struct kprof_cpu_row *r = cpu_rows(ex);
 	uint32_t i;
-	double share;
 
-	ASSERT_EQ(0, set_hz(self->fd, 999));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	pid = run_child(spin_75_25, 3, -1, NULL);
-	wait_child(pid);
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	r = cpu_rows(&self->ex);
-	for (i = 0; i < self->ex.hdr->nr_cpu_rows; i++) {
+	*a = *b = *other = 0;
+	for (i = 0; i < ex->hdr->nr_cpu_rows; i++) {
 		const struct kprof_stack *st;
 		Dl_info di;
 
 		if (r[i].tgid != (uint32_t)pid)
 			continue;
 		EXPECT_EQ(0, strncmp(r[i].comm, "cpu_sample_test", 15));
-		st = find_stack(&self->ex, r[i].stack_id);
+		st = find_stack(ex, r[i].stack_id);
 		if (!st || !st->nr_user ||
 		    !dladdr((void *)(uintptr_t)st->user_ips[0], &di) ||
 		    !di.dli_sname) {
-			other += r[i].samples;
+			*other += r[i].samples;
 			continue;
 		}
 		if (!strcmp(di.dli_sname, "spin_hot_a"))
-			a += r[i].samples;
+			*a += r[i].samples;
 		else if (!strcmp(di.dli_sname, "spin_hot_b"))
-			b += r[i].samples;
+			*b += r[i].samples;
 		else
-			other += r[i].samples;
+			*other += r[i].samples;
 	}
-	share = a + b ? 100.0 * a / (a + b) : 0;
-	TH_LOG("spin_hot_a %llu, spin_hot_b %llu, elsewhere %llu: %.1f%% in a",
-	       (unsigned long long)a, (unsigned long long)b,
-	       (unsigned long long)other, share);
+}
+
+/*
+ * The spinner's hot samples split 75/25 within 10 points, and under a
+ * tenth land elsewhere.  With exact time at the first try; elsewhere in
+ * one of three, each logged: a guest whose host is busy gets its timer
+ * interrupts late and in bursts, wherever its vCPU is emulated next.
+ */
+TEST_F(cpu, attributes_75_25)
+{
+	uint64_t a = 0, b = 0, other = 0;
+	double share = 0;
+	int tries;
+	pid_t pid;
+
+	ASSERT_EQ(0, set_hz(self->fd, 999));
+	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	for (tries = 0; tries < (kprof_test_exact_time() ? 1 : 3); tries++) {
+		ASSERT_EQ(0, kp_snapshot(self->fd));
+		pid = run_child(spin_75_25, 3, -1, NULL);
+		wait_child(pid);
+		ASSERT_EQ(0, kp_snapshot(self->fd));
+		tally_75_25(_metadata, &self->ex, pid, &a, &b, &other);
+		share = a + b ? 100.0 * a / (a + b) : 0;
+		TH_LOG("spin_hot_a %llu, spin_hot_b %llu, elsewhere %llu: %.1f%% in a",
+		       (unsigned long long)a, (unsigned long long)b,
+		       (unsigned long long)other, share);
+		if (a + b > 100 && fabs(share - 75.0) < 10.0 &&
+		    other < (a + b) / 10)
+			break;
+		TH_LOG("kernel.perf_event_max_sample_rate is %ld",
+		       kprof_test_sysctl("kernel/perf_event_max_sample_rate"));
+	}
 	ASSERT_LT(100, a + b);
 	EXPECT_LT(fabs(share - 75.0), 10.0);
 	EXPECT_LT(other, (a + b) / 10);
