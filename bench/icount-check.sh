@@ -151,6 +151,7 @@ measure_runs()
 	local name=$1 i x prev=''
 	shift
 	: >"$tmp/$name"
+	unset 'v[$name]'
 	for i in 1 2 3 4 5 6; do
 		x=$("$@")
 		if ! [[ $x =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
@@ -193,20 +194,31 @@ measure()
 # raw WORDS...: a line of raw numbers for bench/results.py (--full)
 raw() { [ -z "$full" ] || echo "$*" >>"$full"; }
 
-# kthreads_ns: the kernel threads' time on the CPU so far, in ns (no
-# process started: reading must not make the work it measures)
-kthreads_ns()
+# kthreads_busy: the kernel threads' time on the CPU since the last call,
+# in ns, in $kt_busy: the growth of each thread seen both times (one that
+# exited, or is new, counts for nothing rather than less than nothing).
+# No process started: reading must not make the work it measures.
+declare -A kt_prev=()
+kthreads_busy()
 {
-	local d st ns sum=0
+	local d st ns pid
+	local -A now=()
+
+	kt_busy=0
 	for d in /proc/[0-9]*; do
-		read -r st <"$d/stat" 2>/dev/null || continue
+		{ read -r st <"$d/stat"; } 2>/dev/null || continue
 		st=${st##*) }
 		st=${st#* }
 		[ "${st%% *}" = 2 ] || continue
-		read -r ns _ <"$d/schedstat" 2>/dev/null || continue
-		sum=$((sum + ns))
+		{ read -r ns _ <"$d/schedstat"; } 2>/dev/null || continue
+		pid=${d#/proc/}
+		now[$pid]=$ns
+		[ -z "${kt_prev[$pid]:-}" ] || kt_busy=$((kt_busy + ns - kt_prev[$pid]))
 	done
-	echo "$sum"
+	kt_prev=()
+	for pid in "${!now[@]}"; do
+		kt_prev[$pid]=${now[$pid]}
+	done
 }
 
 # settle: udev done with the events of an insmod or rmmod, then the
@@ -216,17 +228,16 @@ kthreads_ns()
 # instructions per request (what_else_ran).
 settle()
 {
-	local i a b
+	local i
 	udevadm settle --timeout=120 2>/dev/null
 	sleep 5
-	b=$(kthreads_ns)
+	kthreads_busy
 	for i in $(seq 60); do
 		sleep 1
-		a=$b
-		b=$(kthreads_ns)
-		[ $((b - a)) -ge 500000 ] || return 0
+		kthreads_busy
+		[ "$kt_busy" -ge 500000 ] || return 0
 	done
-	echo "# the kernel threads did not quiet down: $((b - a)) ns in the last second"
+	echo "# the kernel threads did not quiet down: $kt_busy ns in the last second"
 }
 
 # tasks_snap FILE: each task's time on the CPU in ns ("tid ns comm"),
@@ -235,8 +246,9 @@ tasks_snap()
 {
 	local d ns comm
 	for d in /proc/[0-9]*/task/[0-9]*; do
-		read -r ns _ <"$d/schedstat" 2>/dev/null || continue
-		read -r comm <"$d/comm" 2>/dev/null
+		{ read -r ns _ <"$d/schedstat"; } 2>/dev/null || continue
+		comm='?'
+		{ read -r comm <"$d/comm"; } 2>/dev/null
 		echo "${d##*/} $ns $comm"
 	done >"$1"
 	awk 'NR > 1 { sub(/:$/, "", $1); for (i = 2; i <= NF; i++) s[$1] += $i }
@@ -244,20 +256,26 @@ tasks_snap()
 }
 
 # what_else_ran BEFORE: what ran beside tcp_rr since tasks_snap BEFORE,
-# to the log: the tasks with over 1 ms on the CPU and the softirqs
-# raised, the most first
+# to the log: the ten tasks with the most time on the CPU (over 1 ms),
+# then every softirq raised, the most first (a task that exited
+# meanwhile is not seen)
 what_else_ran()
 {
+	local f
 	tasks_snap "$tmp/after"
-	awk 'NR == FNR { b[$1 FS $2] = $3; t[$1] = $2; next }
-		$1 == "softirq" { d = $3 - b[$1 FS $2]
-			if (d > 0) printf "%d\tsoftirq %s: %d raised\n", d, $2, d
-			next }
-		{ c = $0; sub(/^[^ ]+ [^ ]+ /, "", c)
-		  d = $2 - ($1 in t ? t[$1] : 0)
-		  if (c != "tcp_rr" && d > 1000000)
-			printf "%d\t%s (%s): %d ns on the CPU\n", d, c, $1, d }' \
-		"$1" "$tmp/after" | sort -rn | head -n 12 | cut -f2- | sed 's/^/#   /'
+	for f in task softirq; do
+		awk -v f="$f" 'NR == FNR { b[$1 FS $2] = $3; t[$1] = $2; next }
+			$1 == "softirq" { d = $3 - b[$1 FS $2]
+				if (f == "softirq" && d > 0)
+					printf "%d\tsoftirq %s: %d raised\n", d, $2, d
+				next }
+			f == "task" { c = $0; sub(/^[^ ]+ [^ ]+ /, "", c)
+			  d = $2 - ($1 in t ? t[$1] : 0)
+			  if (c != "tcp_rr" && d > 1000000)
+				printf "%d\t%s (%s): %d ns on the CPU\n", d, c, $1, d }' \
+			"$1" "$tmp/after" | sort -rn | head -n 10 | cut -f2- |
+			sed 's/^/#   /'
+	done
 }
 
 rr() { taskset -c 0 "$bin/tcp_rr" -c 1 -n "$reqs" | awk '/^ns_per_rt/ { print $2 }'; }
@@ -525,7 +543,8 @@ session_rr()
 			break
 		fi
 		echo "# $name: $m instructions per request, over the limit of $key" \
-			"(attempt $attempt); the probes as registered:"
+			"(attempt $attempt: ${v[$name]} per round trip against" \
+			"${v[rr_none]}); the probes as registered:"
 		mountpoint -q /sys/kernel/debug ||
 			mount -t debugfs none /sys/kernel/debug 2>/dev/null
 		mountpoint -q /sys/kernel/tracing ||

@@ -9,8 +9,8 @@
 # runner's own failure, a failed program with an allowed skip inside) as
 # failed.  Where CASE.want exists, the summary's last line must be that
 # line too: the counts, not only the verdict; where CASE.says exists,
-# each of its lines must be a line of the summary (a failure printed with
-# its test's diagnostics).  Prints TAP.
+# its lines must be lines of the summary, together and in order (a
+# failure printed with its test's diagnostics).  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 sum=${TAP_SUMMARY:-$here/../tap-summary}
@@ -30,12 +30,11 @@ for c in "${cases[@]}"; do
 	out=$("$sum" --skips skips "${args[@]}" 2>&1)
 	rc=$?
 	last=${out##*$'\n'}
-	missing=''
-	[ ! -e "$c.says" ] ||
-		missing=$(grep -vxF -f <(printf '%s\n' "$out") "$c.says")
-	if [ -n "$missing" ]; then
+	says=''
+	[ ! -e "$c.says" ] || says=$(cat "$c.says") || exit 1
+	if [ -n "$says" ] && [[ $'\n'"$out"$'\n' != *$'\n'"$says"$'\n'* ]]; then
 		printf '# %s\n' "$out"
-		echo "not ok $n tap-summary: $c: the summary lacks '${missing%%$'\n'*}'"
+		echo "not ok $n tap-summary: $c: the summary lacks $c.says, in one block"
 		fail=1
 	elif [ -e "$c.want" ] && [ "$last" != "$(cat "$c.want")" ]; then
 		printf '# %s\n' "$out"
