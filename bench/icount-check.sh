@@ -7,10 +7,18 @@
 # It must run in a VM whose clock counts instructions: QEMU's TCG with
 # -icount shift=0,sleep=off and one vCPU, where CLOCK_MONOTONIC advances
 # one nanosecond per executed guest instruction (see bench/RESULTS.md).
-# A tcp_rr round trip on one connection (a client and a server thread on
-# one CPU: every round trip is the same two sends, two receives and two
-# context switches) then takes the same number of "ns" in every run to
-# within 0.01%, whatever the host does.  The first run of a boot is
+# A round trip of tcp_rr -s (one thread plays both ends of one loopback
+# connection: every round trip is the same two sends and two receives,
+# and nothing is scheduled) then takes the same number of "ns" in every
+# run to within 0.05%, whatever the host does, and a probe's added
+# instructions add exactly: 100 and 300 loop iterations in the floor's
+# handlers (kprof_floor.ko spin=N) cost 3.00 instructions per iteration
+# per hit, attached through a kprobe or through an ftrace_ops alike.  The
+# threaded ping-pong (a client and a server thread on one CPU, two
+# context switches per round trip) is not such an instrument: the same
+# 200 extra iterations cost 4.6 hits' worth through the kprobe and 6.0
+# through the ftrace_ops, as the probes' cost moves the scheduler's
+# choices; it stays make bench-wallclock's workload.  The first run of a boot is
 # longer (caches of the kernel filling up), and once the first
 # configuration's runs after boot were 0.3% slower than the same
 # workload's later (its three runs spread by 0.08%): each configuration
@@ -278,7 +286,7 @@ what_else_ran()
 	done
 }
 
-rr() { taskset -c 0 "$bin/tcp_rr" -c 1 -n "$reqs" | awk '/^ns_per_rt/ { print $2 }'; }
+rr() { taskset -c 0 "$bin/tcp_rr" -s -n "$reqs" | awk '/^ns_per_rt/ { print $2 }'; }
 cpu() { taskset -c 0 "$bin/cpu_work" -t 1 -n "$iters" | awk '/^ns/ { print $2 }'; }
 
 # reader_up: the module runs what a reader started

@@ -184,9 +184,18 @@ def main():
 
     p("## TCP request/response")
     p("")
-    p(f"`tcp_rr -c 1 -n {info.get('reqs', '2000')}` pinned to the one "
-      "vCPU: one loopback connection, a client and a server thread, a "
-      "fixed number of round trips; instructions per round trip.  A round "
+    p(f"`tcp_rr -s -n {info.get('reqs', '2000')}` pinned to the one "
+      "vCPU: one loopback connection whose two ends one thread plays (it "
+      "sends the request, reads it on the server's socket, sends the echo "
+      "and reads it on the client's), a fixed number of round trips; "
+      "instructions per round trip.  Loopback delivers each send before "
+      "`send()` returns, so no read waits and nothing is scheduled: the "
+      "probes' instructions add exactly (100 and 300 loop iterations in "
+      "the floor's handlers cost 3.00 instructions per iteration per hit "
+      "through a kprobe and through an `ftrace_ops` alike), where in the "
+      "threaded ping-pong they moved the scheduler's choices (the same "
+      "200 iterations cost 4.6 hits' worth through the one and 6.0 "
+      "through the other).  A round "
       "trip is two requests (the client's, and the server's from its "
       "answer to the next request), each a `tcp_sendmsg` and a "
       "`tcp_cleanup_rbuf`.  kprofmod is driven by `kprof top --no-cpu` "

@@ -9,7 +9,13 @@
  * on one CPU, not two wake-ups across CPUs, whose cost under CPU
  * emulation varies far more than the probes' cost.
  *
- *   tcp_rr [-c CONNS] [-n REQS]
+ * With -s, one thread plays both ends of one connection: it sends the
+ * request, reads it on the server's socket, sends the echo and reads it
+ * on the client's.  Loopback delivers each send before send() returns,
+ * so no read waits and nothing is scheduled: every round trip runs the
+ * same kernel path, whatever the probes cost.
+ *
+ *   tcp_rr [-c CONNS] [-n REQS] [-s]
  *
  * Output: "ns_per_rt NS rts N"
  */
@@ -53,6 +59,35 @@ __attribute__((noinline)) void rr_client_loop(struct conn *c)
 	close(fd);
 }
 
+/* -s: both ends in this thread; the round trips done, or -1 */
+__attribute__((noinline)) long rr_single_loop(long reqs)
+{
+	char buf[REQ_LEN] = "kprof request";
+	uint16_t port;
+	int lfd = loopback_listen(AF_INET, 1, &port), cfd, sfd;
+	long done = 0;
+
+	if (lfd < 0)
+		return -1;
+	cfd = client_connect(AF_INET, port);
+	sfd = cfd < 0 ? -1 : accept(lfd, NULL, NULL);
+	close(lfd);
+	if (sfd < 0) {
+		if (cfd >= 0)
+			close(cfd);
+		return -1;
+	}
+	while (done < reqs &&
+	       send(cfd, buf, sizeof(buf), MSG_NOSIGNAL) == sizeof(buf) &&
+	       !read_full(sfd, buf, sizeof(buf)) &&
+	       send(sfd, buf, sizeof(buf), MSG_NOSIGNAL) == sizeof(buf) &&
+	       !read_full(cfd, buf, sizeof(buf)))
+		done++;
+	close(cfd);
+	close(sfd);
+	return done;
+}
+
 static void *client_main(void *arg)
 {
 	rr_client_loop(arg);
@@ -64,9 +99,10 @@ int main(int argc, char **argv)
 	static struct conn cs[MAX_CONNS];
 	long reqs = 10000, total = 0;
 	int conns = 4, ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, opt;
+	int single = 0;
 	uint64_t t0, t1;
 
-	while ((opt = getopt(argc, argv, "c:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:s")) != -1) {
 		switch (opt) {
 		case 'c':
 			conns = atoi(optarg);
@@ -74,8 +110,12 @@ int main(int argc, char **argv)
 		case 'n':
 			reqs = atol(optarg);
 			break;
+		case 's':
+			single = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS] [-s]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -83,6 +123,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: 1 to %d connections, at least one request\n",
 			argv[0], MAX_CONNS);
 		return 2;
+	}
+	if (single) {
+		t0 = now_ns();
+		total = rr_single_loop(reqs);
+		t1 = now_ns();
+		if (total != reqs) {
+			fprintf(stderr, "%s: only %ld of %ld round trips\n",
+				argv[0], total, reqs);
+			return 1;
+		}
+		printf("ns_per_rt %.1f rts %ld\n", (double)(t1 - t0) / total,
+		       total);
+		return 0;
 	}
 	pthread_barrier_init(&start_line, NULL, conns + 1);
 	for (i = 0; i < conns; i++) {

@@ -36,8 +36,22 @@ static unsigned int kprof_floor_hz = 9999;
 module_param_named(hz, kprof_floor_hz, uint, 0444);
 MODULE_PARM_DESC(hz, "mode=sample: samples per second per CPU (9999)");
 
+static unsigned int kprof_floor_spin;
+module_param_named(spin, kprof_floor_spin, uint, 0444);
+MODULE_PARM_DESC(spin, "kprobe, ftrace: loop iterations per call (0)");
+
+/* a fixed amount of work per call: the same instructions in every mode */
+static void notrace kprof_floor_work(void)
+{
+	unsigned int i, acc = 0;
+
+	for (i = 0; i < kprof_floor_spin; i++)
+		asm volatile("" : "+r" (acc) : "r" (i));
+}
+
 static int kprof_floor_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	kprof_floor_work();
 	return 0;
 }
 
@@ -62,6 +76,7 @@ static void notrace kprof_floor_fn(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
+	kprof_floor_work();
 }
 
 static struct ftrace_ops kprof_floor_ops = {
