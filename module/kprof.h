@@ -194,8 +194,35 @@ static inline void kprof_nmi_test_exit(void)
  * kprof_guard.c: the overhead guard.  Handlers bracket their work with
  * begin/end (a kind from KPROF_COST_*) and ask before optional work.
  */
-u64 kprof_guard_begin(unsigned int kind);
-void kprof_guard_end(unsigned int kind, u64 t0);
+u64 kprof_guard_timed_begin(void);
+void kprof_guard_timed_end(unsigned int kind, u64 t0);
+
+/* Each CPU's handler calls by kind, written only by its handlers. */
+struct kprof_guard_calls {
+	u64 n[KPROF_COST_NR];
+};
+
+DECLARE_PER_CPU(struct kprof_guard_calls, kprof_guard_calls);
+
+/*
+ * Inline: every probe hit runs these, and an out-of-line pair cost more
+ * than the count.  One call in KPROF_COST_SAMPLE_EVERY is timed (returns
+ * its start, never 0); the others return 0 and end does nothing.
+ */
+static inline u64 kprof_guard_begin(unsigned int kind)
+{
+	if (this_cpu_inc_return(kprof_guard_calls.n[kind]) %
+	    KPROF_COST_SAMPLE_EVERY)
+		return 0;
+	return kprof_guard_timed_begin();
+}
+
+static inline void kprof_guard_end(unsigned int kind, u64 t0)
+{
+	if (t0)
+		kprof_guard_timed_end(kind, t0);
+}
+
 bool kprof_guard_skip_stack(bool sampler);
 bool kprof_guard_skip_request(void);
 void kprof_guard_kick(void);

@@ -57,7 +57,6 @@
 /* Written by this CPU's handlers; the level by the work item. */
 struct kprof_guard_pcpu {
 	u64 ns[KPROF_COST_NR];
-	u64 calls[KPROF_COST_NR];
 	u64 shed_stacks[2];	/* [0] probes, [1] the sampling handler */
 	u64 shed_requests;
 	u32 typ_ns[KPROF_COST_NR];	/* typical timed call, 0: none yet */
@@ -89,25 +88,20 @@ static DECLARE_DELAYED_WORK(kprof_guard_work, kprof_guard_tick);
 
 /* ---- the handlers' side: any context, never sleeps ---- */
 
-u64 kprof_guard_begin(unsigned int kind)
-{
-	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
-	u64 n = READ_ONCE(g->calls[kind]) + 1;
+DEFINE_PER_CPU(struct kprof_guard_calls, kprof_guard_calls);
 
-	WRITE_ONCE(g->calls[kind], n);
-	if (n % KPROF_COST_SAMPLE_EVERY)
-		return 0;
+/* kprof_guard_begin()'s timed call: its start. */
+u64 kprof_guard_timed_begin(void)
+{
 	return local_clock() ?: 1;
 }
 
-void kprof_guard_end(unsigned int kind, u64 t0)
+void kprof_guard_timed_end(unsigned int kind, u64 t0)
 {
 	struct kprof_guard_pcpu *g;
 	u64 now, d;
 	u32 typ;
 
-	if (!t0)
-		return;
 	now = local_clock();
 	if (now <= t0)
 		return;
@@ -285,7 +279,8 @@ void kprof_guard_stats(struct kprof_stats *st)
 
 		for (k = 0; k < KPROF_COST_NR; k++) {
 			st->cost_ns[k] += READ_ONCE(g->ns[k]);
-			st->cost_calls[k] += READ_ONCE(g->calls[k]);
+			st->cost_calls[k] +=
+				READ_ONCE(per_cpu(kprof_guard_calls, cpu).n[k]);
 		}
 		st->shed_stacks += READ_ONCE(g->shed_stacks[0]) +
 				   READ_ONCE(g->shed_stacks[1]);
@@ -321,7 +316,8 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 	c->unsampled = kprof_sample_cpu_unsampled(cpu);
 	for (k = 0; k < KPROF_COST_NR; k++) {
 		c->cost_ns[k] = READ_ONCE(g->ns[k]);
-		c->cost_calls[k] = READ_ONCE(g->calls[k]);
+		c->cost_calls[k] =
+			READ_ONCE(per_cpu(kprof_guard_calls, cpu).n[k]);
 	}
 	return 0;
 }
