@@ -30,19 +30,34 @@ static inline u64 kprof_cgroup_ino(struct cgroup *cgrp)
 #endif
 
 /*
- * Is current in the cgroup v2 numbered @ino, or below it?  Any context,
- * NMI included: it only walks RCU-protected parent pointers.
+ * Is current in the cgroup v2 numbered @ino, or below it?  Probe and
+ * sampling handlers only (preemption or interrupts off, NMI included):
+ * it walks parent pointers that a grace period guards.  Since v4.20
+ * (see kprof_compat_rcu.h) a section with preemption off is a reader
+ * for synchronize_rcu() and call_rcu(), which free cgroups, and
+ * task_css_set()'s check accepts it (rcu_read_lock_sched_held()): an
+ * rcu_read_lock() around the walk adds nothing there but its cost, on
+ * PREEMPT_RCU kernels two calls per check.  Before v4.20 a PREEMPT_RCU
+ * kernel's grace period did not wait for such sections: take the lock.
  */
+#if KPROF_KERNEL_BEFORE(4, 20, 0)
+#define kprof_cgroup_walk_begin()	rcu_read_lock()
+#define kprof_cgroup_walk_end()		rcu_read_unlock()
+#else
+#define kprof_cgroup_walk_begin()	do { } while (0)
+#define kprof_cgroup_walk_end()		do { } while (0)
+#endif
+
 static inline bool kprof_current_in_cgroup(u64 ino)
 {
 	struct cgroup *cgrp;
 	bool in = false;
 
-	rcu_read_lock();
+	kprof_cgroup_walk_begin();
 	for (cgrp = task_dfl_cgroup(current); cgrp && !in;
 	     cgrp = cgroup_parent(cgrp))
 		in = kprof_cgroup_ino(cgrp) == ino;
-	rcu_read_unlock();
+	kprof_cgroup_walk_end();
 	return in;
 }
 #else
