@@ -181,6 +181,9 @@ measure_runs()
 	v[$name]=$(median "$tmp/$name")
 }
 
+# agree SPREAD: are runs that spread by SPREAD percent in agreement?
+agree() { awk -v s="$1" 'BEGIN { exit !(s < 1) }'; }
+
 # measure_report NAME: NAME's runs, and whether they agree within 1%
 measure_report()
 {
@@ -189,8 +192,8 @@ measure_report()
 	s=$(spread "$tmp/$name")
 	raw run "$name" "$(paste -sd ' ' "$tmp/$name")"
 	echo "# $name: $(tr '\n' ' ' <"$tmp/$name")(median ${v[$name]}, spread $s%)"
-	tap_result "$(awk -v s="$s" 'BEGIN { print (s < 1) ? 0 : 1 }')" \
-		"$name: the runs agree within 1%"
+	agree "$s"
+	tap_result $? "$name: the runs agree within 1%"
 }
 
 # measure NAME CMD...: measure_runs, then measure_report
@@ -529,9 +532,12 @@ within()
 per_request() { metric "${v[$1]}" "${v[rr_none]}" 2; }
 
 # session_rr NAME KEY START STOP [ARGS...]: START ARGS, measure NAME with
-# rr, STOP.  When KEY's figure per request is over its limit, the probes
-# as registered and what else ran meanwhile go to the log and the session
-# starts afresh, up to three times.  In some boots, for a while after
+# rr, STOP.  When KEY's figure per request is over its limit, or the runs
+# do not agree within 1%, the probes as registered and what else ran
+# meanwhile go to the log and the session starts afresh, up to three
+# times.  On tcp_rr -s (21,450 instructions per round trip) the RCU work
+# below, ending between two runs, spread the loaded ones by 2.7%
+# (22,019, 21,450, 21,447): the median passed, the agreement failed.  In some boots, for a while after
 # insmod, every request cost 137 to 440 instructions more whatever ran
 # (the module loaded with no session at all; a session whose next start,
 # with the same kprobes on the same ftrace trampoline, measured normally:
@@ -542,7 +548,7 @@ per_request() { metric "${v[$1]}" "${v[rr_none]}" 2; }
 # costs more only now and then shows in the log.
 session_rr()
 {
-	local name=$1 key=$2 start=$3 stop=$4 attempt m
+	local name=$1 key=$2 start=$3 stop=$4 attempt m s
 	shift 4
 	for attempt in 1 2 3; do
 		"$start" "$@" || return 2
@@ -552,13 +558,15 @@ session_rr()
 			return 1
 		fi
 		m=$(per_request "$name")
-		if within "$key" "$m" || [ "$attempt" = 3 ]; then
+		s=$(spread "$tmp/$name")
+		if { within "$key" "$m" && agree "$s"; } || [ "$attempt" = 3 ]; then
 			"$stop"
 			break
 		fi
-		echo "# $name: $m instructions per request, over the limit of $key" \
-			"(attempt $attempt: ${v[$name]} per round trip against" \
-			"${v[rr_none]}); the probes as registered:"
+		echo "# $name: $m instructions per request against $key's limit," \
+			"runs spread $s% (attempt $attempt: ${v[$name]} per round" \
+			"trip against ${v[rr_none]}, runs" \
+			"$(paste -sd ' ' "$tmp/$name")); the probes as registered:"
 		mountpoint -q /sys/kernel/debug ||
 			mount -t debugfs none /sys/kernel/debug 2>/dev/null
 		mountpoint -q /sys/kernel/tracing ||
