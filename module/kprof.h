@@ -3,6 +3,7 @@
 #ifndef _KPROF_H
 #define _KPROF_H
 
+#include <linux/percpu.h>
 #include <linux/types.h>
 #include <linux/kprof.h>
 

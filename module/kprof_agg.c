@@ -26,6 +26,7 @@
 #include <linux/vmalloc.h>
 
 #include "kprof.h"
+#include "kprof_row.h"
 #include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
 
@@ -77,27 +78,16 @@ void kprof_agg_count(enum kprof_counter c)
 }
 
 /* Drawn at load: where a remote endpoint's rows land is not known outside. */
-static u64 kprof_row_seed[4];
+static u32 kprof_row_seed[KPROF_ROW_SEEDS] __ro_after_init;
 
-/*
- * The row of @key, of kprof_cpu_rows: as UMAC's NH, but on whole words,
- * the sum of the products of the key's seeded word pairs mod 2^64, whose
- * upper half every bit of the key can move (each field of struct
- * kprof_tcp_key is in one word: a field added there is one to add here);
- * then scaled to the table, not divided.  About fifteen instructions,
- * where jhash() took about a hundred on every request.
- */
+/* The row of @key, of kprof_cpu_rows (see kprof_row.h), scaled, not divided. */
 static u32 kprof_tcp_row(const struct kprof_tcp_key *key)
 {
-	u64 w0 = key->stack_id | (u64)key->family << 32 | (u64)key->rport << 48;
-	u64 w3 = key->role | key->views << 8;
-	u64 w1, w2, h;
-
-	memcpy(&w1, key->raddr, sizeof(w1));	/* one load each */
-	memcpy(&w2, &key->raddr[8], sizeof(w2));
-	h = (w0 + kprof_row_seed[0]) * (w1 + kprof_row_seed[1]) +
-	    (w2 + kprof_row_seed[2]) * (w3 + kprof_row_seed[3]);
-	return reciprocal_scale(h >> 32, kprof_cpu_rows);
+	return reciprocal_scale(kprof_row_hash(kprof_row_seed, key->stack_id,
+					       key->family, key->rport,
+					       key->raddr, key->role,
+					       key->views),
+				kprof_cpu_rows);
 }
 
 void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns)
@@ -298,7 +288,8 @@ int kprof_agg_init(void)
 	int cpu, i;
 
 	for (i = 0; i < ARRAY_SIZE(kprof_row_seed); i++)
-		kprof_row_seed[i] = get_random_u64();
+		kprof_row_seed[i] = get_random_u32();
+	kprof_row_seed[7] |= 1;	/* the zero lane's factor: never 0 */
 	kprof_cpus = alloc_percpu(struct kprof_cpu);
 	if (!kprof_cpus)
 		return -ENOMEM;

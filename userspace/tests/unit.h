@@ -67,5 +67,6 @@ extern const struct kp_test t_prom[];
 extern const struct kp_test t_outfile[];
 extern const struct kp_test t_symbound[];
 extern const struct kp_test t_window[];
+extern const struct kp_test t_rowhash[];
 
 #endif
