@@ -198,12 +198,16 @@ static inline void kprof_nmi_test_exit(void)
 u64 kprof_guard_timed_begin(void);
 void kprof_guard_timed_end(unsigned int kind, u64 t0);
 
-/* Each CPU's handler calls by kind, written only by its handlers. */
+/*
+ * Each CPU's handler calls by kind, written only by its handlers; from
+ * alloc_percpu() at load, before any handler can run, like all of the
+ * module's per-CPU data (the static per-CPU area is every module's).
+ */
 struct kprof_guard_calls {
 	u64 n[KPROF_COST_NR];
 };
 
-DECLARE_PER_CPU(struct kprof_guard_calls, kprof_guard_calls);
+extern struct kprof_guard_calls __percpu *kprof_guard_calls;
 
 /*
  * Inline: every probe hit runs these, and an out-of-line pair cost more
@@ -212,7 +216,7 @@ DECLARE_PER_CPU(struct kprof_guard_calls, kprof_guard_calls);
  */
 static inline u64 kprof_guard_begin(unsigned int kind)
 {
-	if (this_cpu_inc_return(kprof_guard_calls.n[kind]) %
+	if (this_cpu_inc_return(kprof_guard_calls->n[kind]) %
 	    KPROF_COST_SAMPLE_EVERY)
 		return 0;
 	return kprof_guard_timed_begin();

@@ -88,7 +88,7 @@ static DECLARE_DELAYED_WORK(kprof_guard_work, kprof_guard_tick);
 
 /* ---- the handlers' side: any context, never sleeps ---- */
 
-DEFINE_PER_CPU(struct kprof_guard_calls, kprof_guard_calls);
+struct kprof_guard_calls __percpu *kprof_guard_calls;
 
 /* kprof_guard_begin()'s timed call: its start. */
 u64 kprof_guard_timed_begin(void)
@@ -280,7 +280,7 @@ void kprof_guard_stats(struct kprof_stats *st)
 		for (k = 0; k < KPROF_COST_NR; k++) {
 			st->cost_ns[k] += READ_ONCE(g->ns[k]);
 			st->cost_calls[k] +=
-				READ_ONCE(per_cpu(kprof_guard_calls, cpu).n[k]);
+				READ_ONCE(per_cpu_ptr(kprof_guard_calls, cpu)->n[k]);
 		}
 		st->shed_stacks += READ_ONCE(g->shed_stacks[0]) +
 				   READ_ONCE(g->shed_stacks[1]);
@@ -317,7 +317,7 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 	for (k = 0; k < KPROF_COST_NR; k++) {
 		c->cost_ns[k] = READ_ONCE(g->ns[k]);
 		c->cost_calls[k] =
-			READ_ONCE(per_cpu(kprof_guard_calls, cpu).n[k]);
+			READ_ONCE(per_cpu_ptr(kprof_guard_calls, cpu)->n[k]);
 	}
 	return 0;
 }
@@ -327,7 +327,8 @@ int kprof_guard_init(void)
 {
 	kprof_guard_pcpu = alloc_percpu(struct kprof_guard_pcpu);
 	kprof_guard_state = alloc_percpu(struct kprof_guard_state);
-	if (kprof_guard_pcpu && kprof_guard_state)
+	kprof_guard_calls = alloc_percpu(struct kprof_guard_calls);
+	if (kprof_guard_pcpu && kprof_guard_state && kprof_guard_calls)
 		return 0;
 	kprof_guard_free();
 	return -ENOMEM;
@@ -344,6 +345,8 @@ void kprof_guard_free(void)
 {
 	free_percpu(kprof_guard_pcpu);
 	free_percpu(kprof_guard_state);
+	free_percpu(kprof_guard_calls);
 	kprof_guard_pcpu = NULL;
 	kprof_guard_state = NULL;
+	kprof_guard_calls = NULL;
 }
