@@ -289,7 +289,7 @@ int kprof_agg_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(kprof_row_seed); i++)
 		kprof_row_seed[i] = get_random_u32();
-	kprof_row_seed[7] |= 1;	/* the zero lane's factor: never 0 */
+	kprof_row_seed[KPROF_ROW_SEEDS - 1] |= 1;	/* the zero lane's factor */
 	kprof_cpus = alloc_percpu(struct kprof_cpu);
 	if (!kprof_cpus)
 		return -ENOMEM;
