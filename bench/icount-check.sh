@@ -516,17 +516,6 @@ under_limit()
 		'BEGIN { exit !(a <= b + (b * l / 100 > r ? b * l / 100 : r)) }'
 }
 
-# within KEY VALUE: VALUE is within the limit of KEY's baseline, or there
-# is no baseline for this kernel to hold it to
-within()
-{
-	local b
-
-	[ "$(baseline_of kernel)" = "$kver" ] || return 0
-	b=$(baseline_of "$1")
-	[ -z "$b" ] || under_limit "$2" "$b"
-}
-
 # near KEY VALUE: VALUE is within the limit of KEY's baseline either way
 # (or there is no baseline for this kernel): a figure far below it comes
 # from a disturbed base as often as a figure far above from a disturbed

@@ -88,6 +88,18 @@ __attribute__((noinline)) long rr_single_loop(long reqs)
 	return done;
 }
 
+/* The result line, or why there is none: the status to exit with. */
+static int report(const char *prog, long total, long want, uint64_t ns)
+{
+	if (total != want) {
+		fprintf(stderr, "%s: only %ld of %ld round trips\n", prog,
+			total, want);
+		return 1;
+	}
+	printf("ns_per_rt %.1f rts %ld\n", (double)ns / total, total);
+	return 0;
+}
+
 static void *client_main(void *arg)
 {
 	rr_client_loop(arg);
@@ -128,14 +140,7 @@ int main(int argc, char **argv)
 		t0 = now_ns();
 		total = rr_single_loop(reqs);
 		t1 = now_ns();
-		if (total != reqs) {
-			fprintf(stderr, "%s: only %ld of %ld round trips\n",
-				argv[0], total, reqs);
-			return 1;
-		}
-		printf("ns_per_rt %.1f rts %ld\n", (double)(t1 - t0) / total,
-		       total);
-		return 0;
+		return report(argv[0], total, reqs, t1 - t0);
 	}
 	pthread_barrier_init(&start_line, NULL, conns + 1);
 	for (i = 0; i < conns; i++) {
@@ -160,11 +165,5 @@ int main(int argc, char **argv)
 		server_stop(&cs[i].srv);
 		total += cs[i].done;
 	}
-	if (total != (long)conns * reqs) {
-		fprintf(stderr, "%s: only %ld of %ld round trips\n", argv[0],
-			total, (long)conns * reqs);
-		return 1;
-	}
-	printf("ns_per_rt %.1f rts %ld\n", (double)(t1 - t0) / total, total);
-	return 0;
+	return report(argv[0], total, (long)conns * reqs, t1 - t0);
 }
