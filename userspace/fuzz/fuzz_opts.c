@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../opts.h"
-#include "../session.h"
-#include "../units.h"
-#include "../util.h"
+#include "opts.h"
+#include "session.h"
+#include "units.h"
+#include "util.h"
 
 #define SENTINEL	0x5a5a5a5a5a5a5a5aULL
 

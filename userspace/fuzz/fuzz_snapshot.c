@@ -17,14 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis.h"
-#include "../folded.h"
-#include "../pprof.h"
-#include "../rec.h"
-#include "../report.h"
-#include "../snapshot.h"
-#include "../stack.h"
-#include "../symbolize.h"
+#include "analysis.h"
+#include "folded.h"
+#include "pprof.h"
+#include "rec.h"
+#include "report_json.h"
+#include "snapshot.h"
+#include "stack.h"
+#include "symbolize.h"
 
 static struct kp_sym *sym;
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tests/synth.h"
+#include "synth.h"
 
 static void put(const char *path, uint8_t flag, const void *p, size_t n)
 {

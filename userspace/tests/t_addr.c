@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../addr.h"
+#include "addr.h"
 #include "unit.h"
 
 static void raddr_of(unsigned int family, const char *text, uint8_t raddr[16])

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../analysis.h"
-#include "../hist.h"
+#include "analysis.h"
+#include "hist.h"
 #include "unit.h"
 
 static void test_share_amdahl(void)

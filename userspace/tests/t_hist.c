@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../hist.h"
+#include "hist.h"
 #include "unit.h"
 
 /*

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../outfile.h"
+#include "outfile.h"
 #include "unit.h"
 
 #define VICTIM_TEXT	"root's own file\n"

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../hist.h"
-#include "../prom.h"
+#include "hist.h"
+#include "prom.h"
 #include "unit.h"
 
 /* A row of @n requests of @ns each (min and max too). */

@@ -13,12 +13,12 @@
 
 #include <zlib.h>
 
-#include "../folded.h"
-#include "../htab.h"
-#include "../maps.h"
-#include "../pprof.h"
-#include "../profile.pb-c.h"
-#include "../rec.h"
+#include "folded.h"
+#include "htab.h"
+#include "maps.h"
+#include "pprof.h"
+#include "profile.pb-c.h"
+#include "rec.h"
 #include "unit.h"
 
 /* In t_symbolize.c: functions of this binary with known names. */

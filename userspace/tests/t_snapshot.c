@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../snapshot.h"
+#include "snapshot.h"
 #include "synth.h"
 #include "unit.h"
 

@@ -2,7 +2,7 @@
 /* Tests: the statistics behind `kprof abtest`. */
 #include <math.h>
 
-#include "../stats.h"
+#include "stats.h"
 #include "unit.h"
 
 #define NEAR(a, b)	(fabs((a) - (b)) < 1e-12)

@@ -16,9 +16,9 @@
 #include <math.h>
 #include <zlib.h>
 
-#include "../snapshot.h"
-#include "../stack.h"
-#include "../symbolize.h"
+#include "snapshot.h"
+#include "stack.h"
+#include "symbolize.h"
 #include "synth.h"
 #include "unit.h"
 

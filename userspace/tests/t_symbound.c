@@ -26,8 +26,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../symbolize.h"
-#include "../symhelper.h"
+#include "symbolize.h"
+#include "symhelper.h"
 #include "unit.h"
 
 /* [vdso]'s range in /proc/self/maps; 0, or -1. */

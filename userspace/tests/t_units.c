@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../opts.h"
-#include "../units.h"
-#include "../util.h"
+#include "opts.h"
+#include "units.h"
+#include "util.h"
 #include "unit.h"
 
 #define MS	1000000ULL

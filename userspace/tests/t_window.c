@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../hist.h"
-#include "../window.h"
+#include "hist.h"
+#include "window.h"
 #include "unit.h"
 
 #define KEYS	24

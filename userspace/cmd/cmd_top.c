@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +22,7 @@
 #include "opts.h"
 #include "outfile.h"
 #include "prom.h"
-#include "report.h"
+#include "report_json.h"
 #include "session.h"
 #include "snapshot.h"
 #include "stack.h"
@@ -712,12 +711,10 @@ static int one_interval(struct top *t)
 
 static void setup_output(struct top *t)
 {
-	struct winsize ws;
-
 	t->tty = isatty(STDOUT_FILENO);
 	t->color = !t->o.json && kp_use_color(t->o.no_color);
-	if (t->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws))
-		t->cols = ws.ws_col;
+	if (t->tty)
+		t->cols = kp_term_cols(STDOUT_FILENO);
 }
 
 static int top_loop(struct top *t, const sigset_t *waitmask)

@@ -1,24 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kprof reader: what `top` and `record` both print: TCP row statistics,
- * role names, and the JSON objects for rows and intervals.
+ * kprof reader: the JSON builders.  Every object of docs/report-json.md
+ * that more than one command prints is built here; json-c is visible
+ * to output/ and the commands only.
  */
-#ifndef KPROF_READER_REPORT_H
-#define KPROF_READER_REPORT_H
+#ifndef KPROF_READER_REPORT_JSON_H
+#define KPROF_READER_REPORT_JSON_H
 
 #include <stdint.h>
 
 #include <json-c/json.h>
 #include <linux/kprof.h>
 
-/* "client", "server" or "unknown". */
-const char *kp_role_name(unsigned int role);
-
-struct kp_row_stats {
-	uint64_t avg, p50, p95, p99, p999;
-};
-
-void kp_row_stats(const struct kprof_tcp_row *r, struct kp_row_stats *s);
+#include "names.h"
+#include "row.h"
 
 json_object *kp_json_u64(uint64_t v);
 
@@ -35,14 +30,17 @@ json_object *kp_json_cpu_row(uint32_t stack_id, uint32_t tgid,
 /* {start_ns, end_ns, duration_ns} */
 json_object *kp_json_interval(uint64_t start_ns, uint64_t end_ns);
 
-struct kp_drops {
-	uint64_t inflight, rows, stacks, export, samples;
-};
-
 /* {inflight, rows, stacks, export, samples} */
 json_object *kp_json_drops(const struct kp_drops *d);
 
-/* A process name from a 16-byte field that may lack its NUL. */
-void kp_comm(char out[17], const char comm[16]);
+/* The names of the bits of @v, and 0x... for the bits without one. */
+json_object *kp_json_bits(uint64_t v, const struct kp_bitnames *n);
+
+/* {"sendmsg": {"ns": N, "calls": N}, ...} for the named kinds. */
+json_object *kp_json_cost(const __u64 *ns, const __u64 *calls);
+
+/* The guard's counters of @st (or of @b minus @a when @a is not NULL). */
+json_object *kp_json_guard(const struct kprof_stats *a,
+			   const struct kprof_stats *b);
 
 #endif

@@ -28,7 +28,7 @@ const struct kp_bitnames kp_attach_names = { attach, ARRAY_LEN(attach) };
 const struct kp_bitnames kp_run_names = { run, ARRAY_LEN(run) };
 
 /* The bits of @v that have no name. */
-static uint64_t unnamed(uint64_t v, const struct kp_bitnames *n)
+uint64_t kp_bits_unnamed(uint64_t v, const struct kp_bitnames *n)
 {
 	return n->nr < 64 ? v >> n->nr << n->nr : 0;
 }
@@ -42,25 +42,8 @@ void kp_print_bits(FILE *out, uint64_t v, const struct kp_bitnames *n)
 	for (i = 0; i < n->nr; i++)
 		if (v & (1ULL << i))
 			fprintf(out, " %s", n->names[i]);
-	if (unnamed(v, n))
-		fprintf(out, " 0x%" PRIx64, unnamed(v, n));
-}
-
-json_object *kp_json_bits(uint64_t v, const struct kp_bitnames *n)
-{
-	json_object *a = json_object_new_array();
-	char hex[24];
-	unsigned int i;
-
-	for (i = 0; i < n->nr; i++)
-		if (v & (1ULL << i))
-			json_object_array_add(a,
-					      json_object_new_string(n->names[i]));
-	if (unnamed(v, n)) {
-		snprintf(hex, sizeof(hex), "0x%" PRIx64, unnamed(v, n));
-		json_object_array_add(a, json_object_new_string(hex));
-	}
-	return a;
+	if (kp_bits_unnamed(v, n))
+		fprintf(out, " 0x%" PRIx64, kp_bits_unnamed(v, n));
 }
 
 const char *kp_endpoints_name(uint32_t mode)

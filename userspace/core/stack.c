@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
+#include "dev.h"
 #include "stack.h"
 #include "util.h"
 
@@ -47,11 +47,10 @@ void kp_stacks_fini(struct kp_stacks *c)
 int kp_stack_query(int fd, uint32_t id, struct kprof_stack_query *q,
 		   char *err, size_t errlen)
 {
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->id = id;
-	if (ioctl(fd, KPROF_IOC_GET_STACK, q))
-		return -errno;
+	int ret = kprof_get_stack(fd, id, q);
+
+	if (ret)
+		return ret;
 	if (q->size < KPROF_STACK_QUERY_SIZE_VER0) {
 		snprintf(err, errlen, "KPROF_IOC_GET_STACK filled only %u bytes",
 			 q->size);

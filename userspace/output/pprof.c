@@ -7,9 +7,9 @@
 #include <zlib.h>
 
 #include "addr.h"
+#include "row.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
-#include "report.h"
 #include "units.h"
 
 typedef Perftools__Profiles__Profile Profile;

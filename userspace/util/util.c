@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -106,4 +107,11 @@ unsigned int kp_text_sanitize(char *s)
 		p += n;
 	}
 	return bad;
+}
+
+unsigned int kp_term_cols(int fd)
+{
+	struct winsize ws;
+
+	return isatty(fd) && !ioctl(fd, TIOCGWINSZ, &ws) ? ws.ws_col : 0;
 }

@@ -23,4 +23,18 @@ void kprof_dev_perror(const char *what, int err);
 /* ioctl wrapper that reports failures as one line; returns 0 or -1. */
 int kprof_dev_ioctl(int fd, unsigned long cmd, void *arg, const char *what);
 
+/*
+ * The device's one client: nothing outside lib/ calls ioctl() (the build
+ * poisons it elsewhere).  These leave nothing printed and return 0 or
+ * -errno; each sets the struct's size, so the module sees this reader's
+ * ABI version.
+ */
+int kprof_dev_try(int fd, unsigned long cmd, void *arg);
+int kprof_get_info(int fd, struct kprof_info *info);
+int kprof_get_config(int fd, struct kprof_config *cfg);
+int kprof_get_stats(int fd, struct kprof_stats *st);
+int kprof_get_cpu_cost(int fd, __u32 cpu, struct kprof_cpu_cost *c);
+int kprof_get_sessions(int fd, struct kprof_sessions *ss);
+int kprof_get_stack(int fd, __u32 id, struct kprof_stack_query *q);
+
 #endif

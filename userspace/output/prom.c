@@ -9,8 +9,8 @@
 
 #include "addr.h"
 #include "hist.h"
+#include "row.h"
 #include "prom.h"
-#include "report.h"
 
 #define US	((uint64_t)1000)
 #define MS	((uint64_t)1000000)

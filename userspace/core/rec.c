@@ -7,7 +7,7 @@
 #include "hist.h"
 #include "maps.h"
 #include "rec.h"
-#include "report.h"
+#include "row.h"
 
 struct kp_rproc {
 	uint32_t tgid;

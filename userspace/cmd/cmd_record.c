@@ -20,7 +20,7 @@
 #include "outfile.h"
 #include "pprof.h"
 #include "rec.h"
-#include "report.h"
+#include "report_json.h"
 #include "session.h"
 #include "stack.h"
 #include "symbolize.h"

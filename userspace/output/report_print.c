@@ -14,7 +14,7 @@
 #include "addr.h"
 #include "cost.h"
 #include "names.h"
-#include "report.h"
+#include "report_json.h"
 #include "report_print.h"
 #include "units.h"
 #include "util.h"

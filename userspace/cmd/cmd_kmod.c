@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -26,7 +25,7 @@
 #include "dev.h"
 #include "kprof.h"
 #include "names.h"
-#include "report.h"
+#include "report_json.h"
 #include "session.h"
 #include "units.h"
 #include "util.h"
@@ -639,10 +638,7 @@ static void status_cpus(struct status *s, int fd)
 	for (cpu = 0; cpu < n; cpu++) {
 		struct kprof_cpu_cost *c = &s->cpus[s->nr_cpus];
 
-		memset(c, 0, sizeof(*c));
-		c->size = sizeof(*c);
-		c->cpu = cpu;
-		if (!ioctl(fd, KPROF_IOC_GET_CPU_COST, c))
+		if (!kprof_get_cpu_cost(fd, cpu, c))
 			s->nr_cpus++;
 	}
 }
@@ -655,8 +651,7 @@ static void status_sessions(struct status *s, int fd)
 
 	if (!ss)
 		return;
-	ss->size = sizeof(*ss);
-	if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss) ||
+	if (kprof_get_sessions(fd, ss) ||
 	    ss->nr_listed > KPROF_SESSIONS_MAX) {
 		free(ss);
 		return;
@@ -677,18 +672,12 @@ static void status_device(struct status *s)
 		s->dev_err = errno;
 		return;
 	}
-	memset(&s->info, 0, sizeof(s->info));
-	s->info.size = sizeof(s->info);
-	memset(&s->cfg, 0, sizeof(s->cfg));
-	s->cfg.size = sizeof(s->cfg);
-	memset(&s->st, 0, sizeof(s->st));
-	s->st.size = sizeof(s->st);
-	if (ioctl(fd, KPROF_IOC_GET_INFO, &s->info) ||
-	    ioctl(fd, KPROF_IOC_GET_CONFIG, &s->cfg) ||
-	    ioctl(fd, KPROF_IOC_GET_STATS, &s->st))
-		s->dev_err = errno;
-	else
-		s->have_dev = 1;
+	s->dev_err = -kprof_get_info(fd, &s->info);
+	if (!s->dev_err)
+		s->dev_err = -kprof_get_config(fd, &s->cfg);
+	if (!s->dev_err)
+		s->dev_err = -kprof_get_stats(fd, &s->st);
+	s->have_dev = !s->dev_err;
 	if (s->have_dev && kp_stats_have_guard(&s->st))
 		status_cpus(s, fd);
 	if (s->have_dev)

@@ -39,6 +39,40 @@ void kprof_dev_perror(const char *what, int err)
 	}
 }
 
+int kprof_dev_try(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+#define KPROF_GET(fn, cmd, type)					\
+int fn(int fd, struct type *p)						\
+{									\
+	memset(p, 0, sizeof(*p));					\
+	p->size = sizeof(*p);						\
+	return kprof_dev_try(fd, cmd, p);				\
+}
+
+KPROF_GET(kprof_get_info, KPROF_IOC_GET_INFO, kprof_info)
+KPROF_GET(kprof_get_config, KPROF_IOC_GET_CONFIG, kprof_config)
+KPROF_GET(kprof_get_stats, KPROF_IOC_GET_STATS, kprof_stats)
+KPROF_GET(kprof_get_sessions, KPROF_IOC_GET_SESSIONS, kprof_sessions)
+
+int kprof_get_cpu_cost(int fd, __u32 cpu, struct kprof_cpu_cost *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->cpu = cpu;
+	return kprof_dev_try(fd, KPROF_IOC_GET_CPU_COST, c);
+}
+
+int kprof_get_stack(int fd, __u32 id, struct kprof_stack_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->id = id;
+	return kprof_dev_try(fd, KPROF_IOC_GET_STACK, q);
+}
+
 int kprof_dev_ioctl(int fd, unsigned long cmd, void *arg, const char *what)
 {
 	if (ioctl(fd, cmd, arg) == 0)

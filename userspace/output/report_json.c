@@ -1,39 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kprof reader: shared output pieces, see report.h. */
+/*
+ * kprof reader: the JSON builders, the one place that knows the schema
+ * documented in docs/report-json.md.  json-c is output/'s alone.
+ */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "addr.h"
-#include "hist.h"
-#include "report.h"
-#include "util.h"
-
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
-
-const char *kp_role_name(unsigned int role)
-{
-	switch (role) {
-	case KPROF_ROLE_CLIENT:
-		return "client";
-	case KPROF_ROLE_SERVER:
-		return "server";
-	}
-	return "unknown";
-}
-
-void kp_row_stats(const struct kprof_tcp_row *r, struct kp_row_stats *s)
-{
-	const uint32_t *h = r->hist;
-
-	s->avg = r->count ? r->sum_ns / r->count : 0;
-	s->p50 = kp_hist_percentile_clamped(h, KP_HIST_BUCKETS, 50, r->min_ns,
-					    r->max_ns);
-	s->p95 = kp_hist_percentile_clamped(h, KP_HIST_BUCKETS, 95, r->min_ns,
-					    r->max_ns);
-	s->p99 = kp_hist_percentile_clamped(h, KP_HIST_BUCKETS, 99, r->min_ns,
-					    r->max_ns);
-	s->p999 = kp_hist_percentile_clamped(h, KP_HIST_BUCKETS, 99.9,
-					     r->min_ns, r->max_ns);
-}
+#include "cost.h"
+#include "names.h"
+#include "report_json.h"
+#include "row.h"
 
 json_object *kp_json_u64(uint64_t v)
 {
@@ -106,8 +83,69 @@ json_object *kp_json_drops(const struct kp_drops *d)
 	return o;
 }
 
-void kp_comm(char out[17], const char comm[16])
+json_object *kp_json_bits(uint64_t v, const struct kp_bitnames *n)
 {
-	snprintf(out, 17, "%.*s", 16, comm);
-	kp_text_sanitize(out);
+	json_object *a = json_object_new_array();
+	char hex[24];
+	unsigned int i;
+
+	for (i = 0; i < n->nr; i++)
+		if (v & (1ULL << i))
+			json_object_array_add(a,
+					      json_object_new_string(n->names[i]));
+	if (kp_bits_unnamed(v, n)) {
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, kp_bits_unnamed(v, n));
+		json_object_array_add(a, json_object_new_string(hex));
+	}
+	return a;
+}
+
+json_object *kp_json_cost(const __u64 *ns, const __u64 *calls)
+{
+	json_object *o = json_object_new_object();
+	unsigned int k;
+
+	for (k = 0; kp_cost_kind_name(k); k++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "ns", json_object_new_uint64(ns[k]));
+		json_object_object_add(x, "calls",
+				       json_object_new_uint64(calls[k]));
+		json_object_object_add(o, kp_cost_kind_name(k), x);
+	}
+	return o;
+}
+
+json_object *kp_json_guard(const struct kprof_stats *a,
+			   const struct kprof_stats *b)
+{
+	static const struct kprof_stats zero;
+	json_object *o = json_object_new_object(), *s;
+	unsigned int i;
+
+	if (!a)
+		a = &zero;
+	json_object_object_add(o, "budget_ppm",
+			       json_object_new_uint64(b->budget_ppm));
+	json_object_object_add(o, "level", json_object_new_uint64(b->guard_level));
+	json_object_object_add(o, "level_name",
+			       json_object_new_string(kp_guard_level_name(b->guard_level)));
+	json_object_object_add(o, "cpus_shedding",
+			       json_object_new_uint64(b->guard_cpus));
+	json_object_object_add(o, "load_ppm_max",
+			       json_object_new_uint64(b->load_ppm));
+	s = json_object_new_array();
+	for (i = 0; i < 3; i++)
+		json_object_array_add(s, json_object_new_uint64(b->guard_steps[i] -
+								a->guard_steps[i]));
+	json_object_object_add(o, "steps", s);
+	json_object_object_add(o, "recoveries",
+			       json_object_new_uint64(b->guard_recoveries -
+						      a->guard_recoveries));
+	json_object_object_add(o, "shed_stacks",
+			       json_object_new_uint64(b->shed_stacks - a->shed_stacks));
+	json_object_object_add(o, "shed_requests",
+			       json_object_new_uint64(b->shed_requests -
+						      a->shed_requests));
+	return o;
 }

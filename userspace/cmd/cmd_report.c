@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cost.h"
+#include "dev.h"
 #include "kprof.h"
 #include "opts.h"
 #include "rec.h"
@@ -187,9 +187,7 @@ static int measure(struct report *r, const sigset_t *waitmask)
 	uint64_t next = t0, deadline;
 	int stopped = 0;
 
-	memset(&r->out.st_first, 0, sizeof(r->out.st_first));
-	r->out.st_first.size = sizeof(r->out.st_first);
-	if (ioctl(r->s.fd, KPROF_IOC_GET_STATS, &r->out.st_first))
+	if (kprof_get_stats(r->s.fd, &r->out.st_first))
 		r->out.st_first.size = 0;
 	progress(r, 0, 0);
 	for (;;) {
@@ -205,15 +203,11 @@ static int measure(struct report *r, const sigset_t *waitmask)
 	}
 	progress(r, (stopped ? kp_now_ns() : end) - t0, 1);
 	/* The module's own cost over the window (API 1.4). */
-	memset(&r->out.st_last, 0, sizeof(r->out.st_last));
-	r->out.st_last.size = sizeof(r->out.st_last);
-	r->out.have_cost = !ioctl(r->s.fd, KPROF_IOC_GET_STATS,
-				  &r->out.st_last) &&
+	r->out.have_cost = !kprof_get_stats(r->s.fd, &r->out.st_last) &&
 			   kp_stats_have_guard(&r->out.st_first) &&
 			   kp_stats_have_guard(&r->out.st_last);
 	/* The attach points in use while it ran, before they are let go. */
-	r->out.info.size = sizeof(r->out.info);
-	if (ioctl(r->s.fd, KPROF_IOC_GET_INFO, &r->out.info))
+	if (kprof_get_info(r->s.fd, &r->out.info))
 		r->out.info = r->s.info;
 	r->out.rec = &r->rec;
 	r->out.run = r->s.run;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -418,7 +417,7 @@ int kp_session_end(struct kp_session *s, int ret)
 	 */
 	if (s->started) {
 		if (ret)
-			ioctl(s->fd, KPROF_IOC_STOP, &c);
+			kprof_dev_try(s->fd, KPROF_IOC_STOP, &c);
 		else if (ctl(s, KPROF_IOC_STOP, s->started, "KPROF_IOC_STOP"))
 			ret = KP_EXIT_FAIL;
 		s->started = 0;

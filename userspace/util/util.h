@@ -22,6 +22,9 @@ void kp_err_progress(int on);
  */
 int kp_use_color(int no_color);
 
+/* The columns of the terminal on @fd, 0 when it is none. */
+unsigned int kp_term_cols(int fd);
+
 /*
  * Make @s, a string other users shape (a comm, a symbol or file name),
  * safe to print and valid UTF-8, in place and at the same length: every

@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
 #include <linux/kprof.h>
 
 /* Did the module fill the guard's fields of @st (API 1.4 or later)? */
@@ -24,11 +23,7 @@ const char *kp_guard_level_name(unsigned int level);
 /* A share in millionths as a percentage: "1%", "0.0123%". */
 char *kp_fmt_ppm(char *buf, size_t len, uint64_t ppm);
 
-/* {"sendmsg": {"ns": N, "calls": N}, ...} for the named kinds. */
-json_object *kp_json_cost(const __u64 *ns, const __u64 *calls);
-
-/* The guard's counters of @st (or of @b minus @a when @a is not NULL). */
-json_object *kp_json_guard(const struct kprof_stats *a,
-			   const struct kprof_stats *b);
+/* "sendmsg", "recv", ... for KPROF_COST_*, NULL past the last */
+const char *kp_cost_kind_name(unsigned int k);
 
 #endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof reader: what a TCP row means: its statistics and role, the drop
+ * counters of an interval, a task's name.
+ */
+#ifndef KPROF_READER_ROW_H
+#define KPROF_READER_ROW_H
+
+#include <stdint.h>
+
+#include <linux/kprof.h>
+
+/* "client", "server" or "unknown". */
+const char *kp_role_name(unsigned int role);
+
+struct kp_row_stats {
+	uint64_t avg, p50, p95, p99, p999;
+};
+
+void kp_row_stats(const struct kprof_tcp_row *r, struct kp_row_stats *s);
+
+struct kp_drops {
+	uint64_t inflight, rows, stacks, export, samples;
+};
+
+/* A process name from a 16-byte field that may lack its NUL. */
+void kp_comm(char out[17], const char comm[16]);
+
+#endif
