@@ -518,18 +518,13 @@ static inline uint64_t rows_count(const struct export *e, uint16_t rport,
 }
 
 /*
- * Bucket @i's lower bound, from the uapi header's definition of lower(i);
- * the tests never use the module's index formula, so that a bug in it
- * cannot hide behind a copy of itself.
+ * The tests take bucket bounds from the uapi header's kprof_hist_lower()
+ * and never use its kprof_hist_bucket(), the module's formula: the bucket
+ * of a value is found by search, so that a bug in the formula cannot hide
+ * behind a copy of itself (the reader's unit tests check both against a
+ * table of their own).
  */
-static inline uint64_t hist_lower(unsigned int i)
-{
-	if (i < (1U << KPROF_HIST_SUB_BITS))
-		return i;
-	return ((1ull << KPROF_HIST_SUB_BITS) +
-		(i & ((1U << KPROF_HIST_SUB_BITS) - 1))) <<
-	       (i / (1U << KPROF_HIST_SUB_BITS) - 1);
-}
+#define hist_lower(i)	kprof_hist_lower(i)
 
 /* The bucket holding @v, by search over hist_lower(). */
 static inline unsigned int hist_bucket_of(uint64_t v)

@@ -561,6 +561,33 @@ struct kprof_sessions {
 #define KPROF_HIST_BUCKETS	288
 
 /*
+ * index() and lower() above, the one copy of them: the module counts
+ * with the first, readers turn buckets back into nanoseconds with the
+ * second.
+ */
+static inline __u32 kprof_hist_bucket(__u64 v)
+{
+	const __u32 sub = 1U << KPROF_HIST_SUB_BITS;
+	__u32 msb, i;
+
+	if (v < sub)
+		return v;
+	msb = 63 - __builtin_clzll(v);
+	i = (msb - KPROF_HIST_SUB_BITS + 1) * sub +
+	    ((v >> (msb - KPROF_HIST_SUB_BITS)) & (sub - 1));
+	return i < KPROF_HIST_BUCKETS ? i : KPROF_HIST_BUCKETS - 1;
+}
+
+static inline __u64 kprof_hist_lower(__u32 i)
+{
+	const __u32 sub = 1U << KPROF_HIST_SUB_BITS;
+
+	if (i < sub)
+		return i;
+	return (__u64)(sub + i % sub) << (i / sub - 1);
+}
+
+/*
  * mmap layout.  mmap(NULL, info.mmap_size, PROT_READ, MAP_SHARED, fd, 0)
  * maps the cumulative counts of the last snapshot (see KPROF_IOC_SNAPSHOT);
  * PROT_WRITE and offsets other than 0 are refused (-EPERM / -EINVAL), and

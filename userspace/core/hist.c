@@ -4,35 +4,19 @@
 
 #include "hist.h"
 
-#define SUB_BITS	KPROF_HIST_SUB_BITS
-#define SUB		(1U << SUB_BITS)
-
 _Static_assert(KPROF_HIST_BUCKETS % (1U << KPROF_HIST_SUB_BITS) == 0,
 	       "whole powers of two per histogram");
 _Static_assert(KPROF_HIST_BUCKETS / (1U << KPROF_HIST_SUB_BITS) <= 64 - KPROF_HIST_SUB_BITS + 1,
 	       "histogram bounds fit in 64 bits");
 
-static unsigned int msb64(uint64_t v)
-{
-	return 63 - __builtin_clzll(v);
-}
-
 unsigned int kp_hist_index(uint64_t v)
 {
-	unsigned int msb, i;
-
-	if (v < SUB)
-		return v;
-	msb = msb64(v);
-	i = (msb - SUB_BITS + 1) * SUB + ((v >> (msb - SUB_BITS)) & (SUB - 1));
-	return i < KP_HIST_BUCKETS ? i : KP_HIST_LAST;
+	return kprof_hist_bucket(v);
 }
 
 uint64_t kp_hist_lower(unsigned int i)
 {
-	if (i < SUB)
-		return i;
-	return (uint64_t)(SUB + i % SUB) << (i / SUB - 1);
+	return kprof_hist_lower(i);
 }
 
 uint64_t kp_hist_upper(unsigned int i)
