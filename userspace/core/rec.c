@@ -559,17 +559,25 @@ static int cmp_cpu(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-struct kp_rcpu **kp_rec_cpu_sorted(const struct kp_rec *rec)
+/* Pointers to the @n elements of @size bytes at @base, sorted by @cmp. */
+static void **sorted_ptrs(void *base, size_t n, size_t size,
+			  int (*cmp)(const void *, const void *))
 {
-	struct kp_rcpu **v = calloc(rec->nr_cpu ? rec->nr_cpu : 1, sizeof(*v));
+	void **v = calloc(n ? n : 1, sizeof(*v));
 	size_t i;
 
 	if (!v)
 		return NULL;
-	for (i = 0; i < rec->nr_cpu; i++)
-		v[i] = &rec->cpu[i];
-	qsort(v, rec->nr_cpu, sizeof(*v), cmp_cpu);
+	for (i = 0; i < n; i++)
+		v[i] = (char *)base + i * size;
+	qsort(v, n, sizeof(*v), cmp);
 	return v;
+}
+
+struct kp_rcpu **kp_rec_cpu_sorted(const struct kp_rec *rec)
+{
+	return (struct kp_rcpu **)sorted_ptrs(rec->cpu, rec->nr_cpu,
+					      sizeof(*rec->cpu), cmp_cpu);
 }
 
 static int cmp_tcp(const void *a, const void *b)
@@ -586,13 +594,6 @@ static int cmp_tcp(const void *a, const void *b)
 
 struct kp_rtcp **kp_rec_tcp_sorted(const struct kp_rec *rec)
 {
-	struct kp_rtcp **v = calloc(rec->nr_tcp ? rec->nr_tcp : 1, sizeof(*v));
-	size_t i;
-
-	if (!v)
-		return NULL;
-	for (i = 0; i < rec->nr_tcp; i++)
-		v[i] = &rec->tcp[i];
-	qsort(v, rec->nr_tcp, sizeof(*v), cmp_tcp);
-	return v;
+	return (struct kp_rtcp **)sorted_ptrs(rec->tcp, rec->nr_tcp,
+					      sizeof(*rec->tcp), cmp_tcp);
 }
