@@ -12,6 +12,7 @@
  * request is lost or counted twice across the boundary.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_AGG
 
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
@@ -25,7 +26,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_config.h"
 #include "kprof_row.h"
 #include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
