@@ -14,23 +14,18 @@
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 
 #include "kprof_config.h"
 #include "compat/kprof_compat_rcu.h"
 
 #define KPROF_MAX_THRESHOLD_NS	(100ULL * NSEC_PER_SEC)
 
-/* Capacities: fixed at load, every table is preallocated from them. */
-unsigned int kprof_cpu_rows = 512;
-unsigned int kprof_tcp_rows_max = 4096;
-unsigned int kprof_stacks_max = 4096;
-unsigned int kprof_inflight_max = 65536;
-unsigned int kprof_strings_kb = 1024;
-unsigned int kprof_cpu_samples = 1024;
-unsigned int kprof_sample_rows_max = 4096;
-
-/* The overhead guard's budget, in millionths of each CPU; 0 = off. */
-unsigned int kprof_budget_ppm = 10000;
+/* The numeric parameters' variables, from kprof_params.h. */
+#define KPROF_PARAM(name, var, def, min, max, mode, desc)	\
+	unsigned int var = def
+#include "kprof_params.h"
+#undef KPROF_PARAM
 
 struct kprof_uint_param {
 	unsigned int *val;
@@ -64,38 +59,21 @@ static const struct kernel_param_ops kprof_uint_ops = {
 	.get = kprof_param_get,
 };
 
-static struct kprof_uint_param kprof_param_cpu_rows = { &kprof_cpu_rows, 16, 65536 };
-module_param_cb(cpu_rows, &kprof_uint_ops, &kprof_param_cpu_rows, 0444);
-MODULE_PARM_DESC(cpu_rows, "TCP rows per CPU and interval, default 512 (16..65536)");
+/* Each one's range for kprof_param_set(), and the parameter. */
+#define KPROF_PARAM(name, var, def, min, max, mode, desc)		\
+	static struct kprof_uint_param kprof_param_##name = {		\
+		&(var), min, max					\
+	};								\
+	module_param_cb(name, &kprof_uint_ops, &kprof_param_##name, mode)
+#include "kprof_params.h"
+#undef KPROF_PARAM
 
-static struct kprof_uint_param kprof_param_tcp_rows = { &kprof_tcp_rows_max, 16, 1048576 };
-module_param_cb(tcp_rows, &kprof_uint_ops, &kprof_param_tcp_rows, 0444);
-MODULE_PARM_DESC(tcp_rows, "TCP rows exported per interval, default 4096 (16..1048576)");
-
-static struct kprof_uint_param kprof_param_stacks = { &kprof_stacks_max, 16, 1048576 };
-module_param_cb(stacks, &kprof_uint_ops, &kprof_param_stacks, 0444);
-MODULE_PARM_DESC(stacks, "stack table entries, default 4096 (16..1048576)");
-
-static struct kprof_uint_param kprof_param_inflight = { &kprof_inflight_max, 64, 4194304 };
-module_param_cb(inflight, &kprof_uint_ops, &kprof_param_inflight, 0444);
-MODULE_PARM_DESC(inflight, "sockets tracked in flight, default 65536 (64..4194304)");
-
-static struct kprof_uint_param kprof_param_strings_kb = { &kprof_strings_kb, 4, 65536 };
-module_param_cb(strings_kb, &kprof_uint_ops, &kprof_param_strings_kb, 0444);
-MODULE_PARM_DESC(strings_kb, "KiB for kernel symbol strings in the export, default 1024 (4..65536)");
-
-static struct kprof_uint_param kprof_param_cpu_samples = { &kprof_cpu_samples, 16, 65536 };
-module_param_cb(cpu_samples, &kprof_uint_ops, &kprof_param_cpu_samples, 0444);
-MODULE_PARM_DESC(cpu_samples, "CPU sample rows per CPU and interval, default 1024 (16..65536)");
-
-static struct kprof_uint_param kprof_param_sample_rows = { &kprof_sample_rows_max, 16, 1048576 };
-module_param_cb(sample_rows, &kprof_uint_ops, &kprof_param_sample_rows, 0444);
-MODULE_PARM_DESC(sample_rows, "CPU sample rows exported per interval, default 4096 (16..1048576)");
-
-/* Not a capacity: a policy, which root may change while loaded. */
-static struct kprof_uint_param kprof_param_budget = { &kprof_budget_ppm, 0, 1000000 };
-module_param_cb(budget_ppm, &kprof_uint_ops, &kprof_param_budget, 0644);
-MODULE_PARM_DESC(budget_ppm, "handler time allowed per CPU in millionths, default 10000 = 1% (0 = no guard, ..1000000)");
+/* Each one's description, with its default and range. */
+#define KPROF_PARAM(name, var, def, min, max, mode, desc)		\
+	MODULE_PARM_DESC(name, desc ", default " __stringify(def)	\
+			 " (" __stringify(min) ".." __stringify(max) ")")
+#include "kprof_params.h"
+#undef KPROF_PARAM
 
 /* Endpoint privacy: KPROF_ENDPOINTS_*, see uapi/linux/kprof.h. */
 unsigned int kprof_endpoints = KPROF_ENDPOINTS_FULL;

@@ -17,17 +17,14 @@
 
 #include "compat/kprof_compat_cgroup.h"
 
-/* Module parameters, validated at load. */
-extern unsigned int kprof_cpu_rows;
-extern unsigned int kprof_tcp_rows_max;
-extern unsigned int kprof_stacks_max;
-extern unsigned int kprof_inflight_max;
-extern unsigned int kprof_strings_kb;
-extern unsigned int kprof_cpu_samples;
-extern unsigned int kprof_sample_rows_max;
-/* Writable while loaded; read with READ_ONCE(). */
-extern unsigned int kprof_budget_ppm;
-extern unsigned int kprof_endpoints;	/* KPROF_ENDPOINTS_* */
+/* The module parameters, see kprof_params.h. */
+#define KPROF_PARAM(name, var, def, min, max, mode, desc)	\
+	extern unsigned int var
+#include "kprof_params.h"
+#undef KPROF_PARAM
+
+/* Endpoint privacy: KPROF_ENDPOINTS_*, see uapi/linux/kprof.h. */
+extern unsigned int kprof_endpoints;
 const char *kprof_endpoints_name(void);
 
 /*
