@@ -34,7 +34,7 @@ BENCH := 6.1
 
 PREFIX ?= /usr/local
 
-.PHONY: all module module-clean peer-module floor-module reader selftests deps check check-matrix \
+.PHONY: all module module-clean dkms-source peer-module floor-module reader selftests deps check check-matrix \
 	vmcheck vmcheck-torture vmcheck-debug vmcheck-kdir demo install install-module clean help bench bench-bin \
 	bench-check bench-baseline bench-wallclock
 
@@ -51,6 +51,7 @@ help:
 	@echo "make vmcheck-kdir KDIR=DIR [IMAGE=FILE]  W=1, DKMS build and selftests on a prepared kernel tree and its image"
 	@echo "make install      install the reader, the man pages and bash completion"
 	@echo "make install-module  install kprofmod.ko into /lib/modules/KVER (or use DKMS, see README)"
+	@echo "make dkms-source  the module's source alone for DKMS, in build/dkms/kprofmod-$(KPROF_VERSION)"
 	@echo "make bench        overhead in instructions against an empty kprobe, bpftrace and perf, one VM; writes bench/RESULTS.md"
 	@echo "make bench-wallclock  the earlier wall-clock benchmark (bcc too); writes bench/WALLCLOCK.md"
 	@echo "make bench-check  the performance gate: instructions per request and per sample against bench/baseline-icount.txt"
@@ -68,6 +69,17 @@ module-clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/peer clean; \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/floor clean; fi
+
+# What DKMS gets (dkms add build/dkms/kprofmod-VERSION, and the -dkms
+# package): the module build alone, Kbuild and dkms.conf at its top as
+# here, module/, uapi/ and COPYING; not the reader, the tests or the
+# benchmarks.  Sources only, never a build's objects.
+DKMS_SRC := $(BUILD)/dkms/kprofmod-$(KPROF_VERSION)
+dkms-source:
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	cp --parents Kbuild dkms.conf COPYING \
+		$$(find module uapi -name '*.[ch]' | sort) $(DKMS_SRC)/
+	@echo "kprofmod: DKMS source in $(DKMS_SRC)"
 
 # The selftests' second kprobe user (coexist.sh), for the same kernel.
 peer-module:

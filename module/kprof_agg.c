@@ -12,6 +12,7 @@
  * request is lost or counted twice across the boundary.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_AGG
 
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
@@ -25,7 +26,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_config.h"
 #include "kprof_row.h"
 #include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
@@ -80,14 +82,14 @@ void kprof_agg_count(enum kprof_counter c)
 /* Drawn at load: where a remote endpoint's rows land is not known outside. */
 static u32 kprof_row_seed[KPROF_ROW_SEEDS] __ro_after_init;
 
-/* The row of @key, of kprof_cpu_rows (see kprof_row.h), scaled, not divided. */
+/* @key's row of kprof_tcp_cpu_rows (kprof_row.h): scaled, not divided. */
 static u32 kprof_tcp_row(const struct kprof_tcp_key *key)
 {
 	return reciprocal_scale(kprof_row_hash(kprof_row_seed, key->stack_id,
 					       key->family, key->rport,
 					       key->raddr, key->role,
 					       key->views),
-				kprof_cpu_rows);
+				kprof_tcp_cpu_rows);
 }
 
 void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns)
@@ -97,7 +99,7 @@ void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns)
 	u32 slot, i;
 
 	slot = kprof_tcp_row(key);
-	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_cpu_rows; i++) {
+	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_tcp_cpu_rows; i++) {
 		s = &iv->rows[slot];
 		if (!s->count) {
 			s->key = *key;
@@ -107,7 +109,7 @@ void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns)
 		}
 		if (!memcmp(&s->key, key, sizeof(*key)))
 			goto add;
-		if (++slot == kprof_cpu_rows)
+		if (++slot == kprof_tcp_cpu_rows)
 			slot = 0;
 	}
 	iv->counters[KPROF_CNT_DROPS_ROWS]++;
@@ -298,10 +300,10 @@ int kprof_agg_init(void)
 			struct kprof_interval *iv =
 				&per_cpu_ptr(kprof_cpus, cpu)->iv[i];
 
-			iv->rows = vzalloc_node(array_size(kprof_cpu_rows,
+			iv->rows = vzalloc_node(array_size(kprof_tcp_cpu_rows,
 							   sizeof(*iv->rows)),
 						cpu_to_node(cpu));
-			iv->used = vmalloc_node(array_size(kprof_cpu_rows,
+			iv->used = vmalloc_node(array_size(kprof_tcp_cpu_rows,
 							   sizeof(*iv->used)),
 						cpu_to_node(cpu));
 			iv->srows = vzalloc_node(array_size(kprof_cpu_samples,

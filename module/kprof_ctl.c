@@ -18,8 +18,10 @@
  * cgroup, local ports) gets a view of its own (kprof_views_assign()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_CTL
 
 #include <linux/cpumask.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -30,12 +32,24 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_config.h"
+#include "kprof_ctl.h"
+#include "kprof_export.h"
+#include "kprof_guard.h"
+#include "kprof_sample.h"
+#include "kprof_stack.h"
+#include "kprof_tcp.h"
 #include "compat/kprof_compat_cgroup.h"
 #include "compat/kprof_compat_compiler.h"
 
 static DEFINE_MUTEX(kprof_ctl_lock);
+
+/* The overhead guard's work item, see kprof_ctl_guard_tick(). */
+static void kprof_ctl_guard_tick(struct work_struct *w);
+static DECLARE_DELAYED_WORK(kprof_ctl_guard_work, kprof_ctl_guard_tick);
 
 struct kprof_session {
 	struct list_head node;	/* in kprof_session_list, oldest first */
@@ -273,7 +287,7 @@ static const struct kprof_config kprof_config_default = {
  */
 static int kprof_config_apply(struct kprof_session *fallback, bool strict)
 {
-	const struct kprof_run_config *old = kprof_tcp_run_config();
+	const struct kprof_run_config *old = kprof_cfg_run();
 	struct kprof_run_config *rc;
 	struct kprof_config *m = NULL;
 	struct kprof_session *s;
@@ -324,7 +338,7 @@ static int kprof_config_apply(struct kprof_session *fallback, bool strict)
 		kfree(rc);
 		return ret;
 	}
-	kprof_tcp_set_config(rc);
+	kprof_cfg_install(rc);
 	return ret;
 }
 
@@ -373,8 +387,10 @@ int kprof_ctl_start(struct kprof_session *s, u32 what)
 		kprof_config_apply(NULL, false);
 	}
 	mutex_unlock(&kprof_ctl_lock);
+	/* something started: watch it (a no-op while the work is queued) */
 	if (!ret)
-		kprof_guard_kick();
+		schedule_delayed_work(&kprof_ctl_guard_work,
+				      msecs_to_jiffies(KPROF_GUARD_TICK_MS));
 	return ret;
 }
 
@@ -488,7 +504,7 @@ int kprof_ctl_set_config(struct kprof_session *s,
 
 	if (cfg->sample_hz > KPROF_SAMPLE_HZ_MAX || cfg->reserved3)
 		return -EINVAL;
-	ret = kprof_tcp_prepare_config(cfg, &n);
+	ret = kprof_cfg_prepare(cfg, &n);
 	if (ret)
 		return ret;
 	mutex_lock(&kprof_ctl_lock);
@@ -508,7 +524,7 @@ int kprof_ctl_set_config(struct kprof_session *s,
 void kprof_ctl_get_config(struct kprof_config *cfg)
 {
 	mutex_lock(&kprof_ctl_lock);
-	kprof_tcp_get_config(cfg);
+	kprof_cfg_get(cfg);
 	cfg->sample_hz = kprof_sample_hz();
 	mutex_unlock(&kprof_ctl_lock);
 }
@@ -556,7 +572,9 @@ int kprof_ctl_snapshot(struct kprof_session *s, u64 *generation, u8 *view)
 	list_for_each_entry(o, &kprof_session_list, node)
 		if (o->last_seq)
 			upto = min(upto, o->done_seq);
-	ret = kprof_export_snapshot(upto, generation, &s->last_seq);
+	ret = kprof_export_snapshot(upto, kprof_sample_running() ?
+				    kprof_sample_hz() : 0, generation,
+				    &s->last_seq);
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }
@@ -592,23 +610,45 @@ int kprof_ctl_cpu_cost(struct kprof_cpu_cost *c)
 
 	mutex_lock(&kprof_ctl_lock);
 	ret = kprof_guard_cpu_cost(c);
+	if (!ret) {
+		c->sample_hz = kprof_sample_cpu_hz(c->cpu);
+		c->unsampled = kprof_sample_cpu_unsampled(c->cpu);
+	}
 	mutex_unlock(&kprof_ctl_lock);
 	return ret;
 }
 
-/* Is anything running?  Unlocked: for the guard's work item. */
-bool kprof_ctl_running(void)
-{
-	/* a stale answer costs one more tick, or one tick early */
-	return data_race(kprof_running_mask()) != 0;
-}
-
 /* The guard's rate change for one CPU, serialised with start and stop. */
-void kprof_ctl_guard_rate(unsigned int cpu, unsigned int shift)
+static void kprof_ctl_guard_rate(unsigned int cpu, unsigned int shift)
 {
 	mutex_lock(&kprof_ctl_lock);
 	kprof_sample_set_shift(cpu, shift);
 	mutex_unlock(&kprof_ctl_lock);
+}
+
+/*
+ * The guard's work item (see kprof_guard.c): four times a second from a
+ * start until nothing runs and no CPU sheds load any more.  What runs is
+ * read without the lock (data_race()): a stale answer costs one more
+ * tick, or one tick early.
+ */
+static void kprof_ctl_guard_tick(struct work_struct *w)
+{
+	bool shedding = kprof_guard_tick(kprof_ctl_guard_rate);
+
+	/* unlocked, see above */
+	if (!shedding && !data_race(kprof_running_mask())) {
+		kprof_guard_rest();
+		return;
+	}
+	schedule_delayed_work(&kprof_ctl_guard_work,
+			      msecs_to_jiffies(KPROF_GUARD_TICK_MS));
+}
+
+/* At unload, after the device is gone: nothing can start the work again. */
+void kprof_ctl_exit(void)
+{
+	cancel_delayed_work_sync(&kprof_ctl_guard_work);
 }
 
 int kprof_ctl_get_stack(struct kprof_stack_query *q)

@@ -8,6 +8,7 @@
  * zero), calls the handler on a kernel copy and copies the result back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_DEV
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -20,7 +21,9 @@
 #include <linux/mm.h>
 
 #include <linux/kprof.h>
-#include "kprof.h"
+#include "kprof_ctl.h"
+#include "kprof_dev.h"
+#include "kprof_export.h"
 #include "compat/kprof_compat_caps.h"
 #include "compat/kprof_compat_chrdev.h"
 

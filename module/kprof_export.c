@@ -15,6 +15,7 @@
  * caller.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_EXPORT
 
 #include <linux/bitmap.h>
 #include <linux/fs.h>
@@ -26,7 +27,10 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_config.h"
+#include "kprof_export.h"
+#include "kprof_stack.h"
 #include "compat/kprof_compat_mm.h"
 
 static void *kprof_region;
@@ -420,7 +424,8 @@ static void kprof_export_evict(struct kprof_merge *m, u64 upto)
  * no reader needs any more (@upto, as above).  *@seq is this snapshot's
  * number, the birth of the rows it creates.
  */
-int kprof_export_snapshot(u64 upto, u64 *generation, u64 *seq)
+int kprof_export_snapshot(u64 upto, u32 sample_hz, u64 *generation,
+			  u64 *seq)
 {
 	struct kprof_mmap_header *hdr = kprof_hdr();
 	u64 counters[KPROF_CNT_NR] = { 0 }, sc[KPROF_SCNT_NR] = { 0 };
@@ -461,9 +466,9 @@ int kprof_export_snapshot(u64 upto, u64 *generation, u64 *seq)
 	hdr->samples += sc[KPROF_SCNT_SAMPLES];
 	hdr->samples_idle += sc[KPROF_SCNT_IDLE];
 	hdr->drops_samples += sc[KPROF_SCNT_DROPS] + m.cdrops;
-	hdr->sample_hz = kprof_sample_running() ? kprof_sample_hz() : 0;
+	hdr->sample_hz = sample_hz;
 	hdr->stack_resets = kprof_stacks_resets();
-	hdr->threshold_ns = kprof_tcp_threshold();
+	hdr->threshold_ns = kprof_cfg_threshold();
 	kprof_drops_export_total += m.drops;
 	kprof_drops_samples_export += m.cdrops;
 	kprof_nr_snapshots = m.seq;

@@ -27,24 +27,25 @@
  * that handles a hot NIC queue should not blind the others.  Stack walks
  * and TCP tracking are decided in the handlers, which only read their
  * CPU's level; the sampling rate is a property of each CPU's perf event,
- * changed here (process context, under the control lock), never from a
- * handler.
+ * changed from here (process context, under the control lock), never
+ * from a handler.  The work item is the control operations' (kprof_ctl.c),
+ * which know what runs and own the lock: each tick calls
+ * kprof_guard_tick(), with the function that changes a CPU's rate.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_GUARD
 
 #include <linux/cpumask.h>
-#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
 #include <linux/sched/clock.h>
 #include <linux/ktime.h>
-#include <linux/workqueue.h>
 
-#include "kprof.h"
+#include "kprof_config.h"
+#include "kprof_guard.h"
 
-#define KPROF_GUARD_TICK_MS	250
 #define KPROF_GUARD_BUCKETS	4	/* a window of one second */
 #define KPROF_GUARD_PPM		1000000ULL
 /* sampling rate at KPROF_GUARD_LOW_RATE: the configured rate >> this */
@@ -82,9 +83,6 @@ static u64 kprof_guard_tick_ns[KPROF_GUARD_BUCKETS];
 static unsigned int kprof_guard_idx;
 static u64 kprof_guard_last_tick;
 static bool kprof_guard_idle = true;	/* the work was not queued */
-
-static void kprof_guard_tick(struct work_struct *w);
-static DECLARE_DELAYED_WORK(kprof_guard_work, kprof_guard_tick);
 
 /* ---- the handlers' side: any context, never sleeps ---- */
 
@@ -158,7 +156,8 @@ static u64 kprof_guard_cpu_ns(unsigned int cpu)
 	return sum;
 }
 
-static void kprof_guard_set_level(unsigned int cpu, unsigned int level)
+static void kprof_guard_set_level(unsigned int cpu, unsigned int level,
+				  kprof_guard_rate_fn_t rate)
 {
 	struct kprof_guard_pcpu *g = per_cpu_ptr(kprof_guard_pcpu, cpu);
 	bool was_low = g->level >= KPROF_GUARD_LOW_RATE;
@@ -166,10 +165,11 @@ static void kprof_guard_set_level(unsigned int cpu, unsigned int level)
 
 	WRITE_ONCE(g->level, level);
 	if (was_low != low)
-		kprof_ctl_guard_rate(cpu, low ? KPROF_GUARD_RATE_SHIFT : 0);
+		rate(cpu, low ? KPROF_GUARD_RATE_SHIFT : 0);
 }
 
-static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget)
+static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget,
+			    kprof_guard_rate_fn_t rate)
 {
 	struct kprof_guard_state *s = per_cpu_ptr(kprof_guard_state, cpu);
 	unsigned int level = per_cpu_ptr(kprof_guard_pcpu, cpu)->level;
@@ -185,19 +185,19 @@ static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget)
 
 	if (!budget) {
 		s->hold = 0;
-		kprof_guard_set_level(cpu, KPROF_GUARD_NONE);
+		kprof_guard_set_level(cpu, KPROF_GUARD_NONE, rate);
 		return false;
 	}
 	if (s->hold) {
 		s->hold--;
 	} else if (load > budget && level < KPROF_GUARD_NO_TCP) {
-		kprof_guard_set_level(cpu, level + 1);
+		kprof_guard_set_level(cpu, level + 1, rate);
 		/* the level first: see kprof_guard_stats() */
 		smp_wmb();
 		WRITE_ONCE(kprof_guard_steps[level], kprof_guard_steps[level] + 1);
 		s->hold = KPROF_GUARD_BUCKETS;
 	} else if (load < budget / 2 && level > KPROF_GUARD_NONE) {
-		kprof_guard_set_level(cpu, level - 1);
+		kprof_guard_set_level(cpu, level - 1, rate);
 		smp_wmb();	/* the level first, as above */
 		WRITE_ONCE(kprof_guard_recoveries, kprof_guard_recoveries + 1);
 		s->hold = KPROF_GUARD_BUCKETS;
@@ -205,7 +205,14 @@ static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget)
 	return per_cpu_ptr(kprof_guard_pcpu, cpu)->level != KPROF_GUARD_NONE;
 }
 
-static void kprof_guard_tick(struct work_struct *w)
+/*
+ * One tick of the work item: decide every CPU's level, @rate changing the
+ * sampling rate of those that cross KPROF_GUARD_LOW_RATE.  True while the
+ * guard needs ticks whatever runs: its first tick after a rest, or a CPU
+ * still shedding.  Otherwise the caller calls kprof_guard_rest() when
+ * nothing runs any more.
+ */
+bool kprof_guard_tick(kprof_guard_rate_fn_t rate)
 {
 	u32 budget = READ_ONCE(kprof_budget_ppm);
 	u64 now = ktime_get_ns(), window_ns = 0;
@@ -226,33 +233,26 @@ static void kprof_guard_tick(struct work_struct *w)
 			s->last_ns = kprof_guard_cpu_ns(cpu);
 			s->load_ppm = 0;
 		}
-		goto again;
+		return true;
 	}
 	kprof_guard_tick_ns[kprof_guard_idx] = now - kprof_guard_last_tick;
 	kprof_guard_last_tick = now;
 	for (b = 0; b < KPROF_GUARD_BUCKETS; b++)
 		window_ns += kprof_guard_tick_ns[b];
 	for_each_possible_cpu(cpu)
-		shedding |= kprof_guard_cpu(cpu, window_ns, budget);
+		shedding |= kprof_guard_cpu(cpu, window_ns, budget, rate);
 	kprof_guard_idx = (kprof_guard_idx + 1) % KPROF_GUARD_BUCKETS;
-
-	if (!shedding && !kprof_ctl_running()) {
-		/* nothing runs: no handler load until the next start */
-		for_each_possible_cpu(cpu)
-			per_cpu_ptr(kprof_guard_state, cpu)->load_ppm = 0;
-		kprof_guard_idle = true;
-		return;
-	}
-again:
-	schedule_delayed_work(&kprof_guard_work,
-			      msecs_to_jiffies(KPROF_GUARD_TICK_MS));
+	return shedding;
 }
 
-/* Something started: watch it (a no-op while the work is queued). */
-void kprof_guard_kick(void)
+/* Nothing runs: no handler load until the next start (the next tick). */
+void kprof_guard_rest(void)
 {
-	schedule_delayed_work(&kprof_guard_work,
-			      msecs_to_jiffies(KPROF_GUARD_TICK_MS));
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(kprof_guard_state, cpu)->load_ppm = 0;
+	kprof_guard_idle = true;
 }
 
 /* ---- reporting ---- */
@@ -292,6 +292,7 @@ void kprof_guard_stats(struct kprof_stats *st)
 	st->budget_ppm = READ_ONCE(kprof_budget_ppm);
 }
 
+/* The guard's part of @c (the caller adds the sampler's): checks @c first. */
 int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 {
 	const struct kprof_guard_pcpu *g;
@@ -312,8 +313,6 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 	c->level = READ_ONCE(g->level);
 	c->load_ppm = READ_ONCE(per_cpu_ptr(kprof_guard_state, cpu)->load_ppm);
 	c->online = cpu_online(cpu);
-	c->sample_hz = kprof_sample_cpu_hz(cpu);
-	c->unsampled = kprof_sample_cpu_unsampled(cpu);
 	for (k = 0; k < KPROF_COST_NR; k++) {
 		c->cost_ns[k] = READ_ONCE(g->ns[k]);
 		c->cost_calls[k] =
@@ -332,12 +331,6 @@ int kprof_guard_init(void)
 		return 0;
 	kprof_guard_free();
 	return -ENOMEM;
-}
-
-/* After the device is gone: nothing can kick the work again. */
-void kprof_guard_exit(void)
-{
-	cancel_delayed_work_sync(&kprof_guard_work);
 }
 
 /* After every handler is gone (kprof_tcp_exit(), kprof_sample_exit()). */

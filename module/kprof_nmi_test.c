@@ -27,6 +27,7 @@
  * busy machine's counters overflow.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_SAMPLE
 
 #include <linux/cpumask.h>
 #include <linux/moduleparam.h>
@@ -34,7 +35,7 @@
 #include <asm/apic.h>
 #include <asm/nmi.h>
 
-#include "kprof.h"
+#include "kprof_sample.h"
 
 /* how long the hardirq handler waits for its own NMI */
 #define KPROF_NMI_WAIT_LOOPS	100000

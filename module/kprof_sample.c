@@ -12,6 +12,7 @@
  * its teardown releases it, on start/stop as on online/offline.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_SAMPLE
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -20,7 +21,11 @@
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_config.h"
+#include "kprof_guard.h"
+#include "kprof_sample.h"
+#include "kprof_stack.h"
 #include "compat/kprof_compat_rcu.h"
 
 static DEFINE_PER_CPU(struct perf_event *, kprof_events);

@@ -15,6 +15,7 @@
  * the caller may only do while nothing captures.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_STACK
 
 #include <linux/atomic.h>
 #include <linux/hardirq.h>
@@ -34,7 +35,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "kprof.h"
+#include "kprof_config.h"
+#include "kprof_stack.h"
 #include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_stack.h"
 #include "compat/kprof_compat_uaccess.h"

@@ -15,6 +15,7 @@
  * to the per-CPU interval tables (kprof_agg.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_TCP
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -33,7 +34,11 @@
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_config.h"
+#include "kprof_guard.h"
+#include "kprof_stack.h"
+#include "kprof_tcp.h"
 #include "compat/kprof_compat_cgroup.h"
 #include "compat/kprof_compat_kprobes.h"
 #include "compat/kprof_compat_mm.h"
@@ -48,7 +53,6 @@
 #define KPROF_FLIGHT_PROBES	32
 #define KPROF_FLIGHT_TRIES	4
 #define KPROF_FLIGHT_SPIN	10000
-#define KPROF_MAX_THRESHOLD_NS	(100ULL * NSEC_PER_SEC)
 
 struct kprof_flight {
 	unsigned long sk;	/* KPROF_SK_FREE, KPROF_SK_TOMB or a socket */
@@ -64,7 +68,6 @@ static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
 /* slots that are TOMB or RECLAIM */
 static atomic_t kprof_nr_dead = ATOMIC_INIT(0);
 
-static struct kprof_run_config __rcu *kprof_cfg;
 /*
  * The probes stay registered from load to unload; START and STOP only
  * flip this.
@@ -369,13 +372,6 @@ static bool kprof_sk_wanted(const struct kprof_config *c, const struct sock *sk,
 	if (c->nr_lports && !kprof_port_in(sk->sk_num, c->lports, c->nr_lports))
 		return false;
 	return true;
-}
-
-/* Is current in @w's process and cgroup (those it names)? */
-static bool kprof_view_has_current(const struct kprof_view *w)
-{
-	return (!w->tgid || w->tgid == current->tgid) &&
-	       (!w->cgroup_id || kprof_current_in_cgroup(w->cgroup_id));
 }
 
 /* The views of @rc among @mask whose filters a request on @sk passes. */
@@ -898,102 +894,6 @@ void kprof_tcp_stop(void)
 }
 
 /*
- * Check @cfg and copy it into *@out for kprof_tcp_set_config(); nothing
- * changes before that.
- */
-int kprof_tcp_prepare_config(const struct kprof_config *cfg,
-			     struct kprof_config **out)
-{
-	struct kprof_config *n;
-	u16 i;
-
-	if (cfg->roles & ~((1U << KPROF_ROLE_CLIENT) |
-			   (1U << KPROF_ROLE_SERVER)))
-		return -EINVAL;
-	if (cfg->families & ~(KPROF_FAMILY_INET | KPROF_FAMILY_INET6))
-		return -EINVAL;
-	if (cfg->nr_rports > KPROF_MAX_PORTS ||
-	    cfg->nr_lports > KPROF_MAX_PORTS ||
-	    cfg->threshold_ns > KPROF_MAX_THRESHOLD_NS)
-		return -EINVAL;
-	if (cfg->reserved0 || cfg->reserved1 || cfg->reserved2 ||
-	    cfg->reserved3 || memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
-		return -EINVAL;
-	for (i = 0; i < cfg->nr_rports; i++)
-		if (!cfg->rports[i])
-			return -EINVAL;
-	for (i = 0; i < cfg->nr_lports; i++)
-		if (!cfg->lports[i])
-			return -EINVAL;
-	if (cfg->tgid > PID_MAX_LIMIT)
-		return -EINVAL;
-	if (cfg->cgroup_id && !KPROF_HAVE_CGROUP)
-		return -EOPNOTSUPP;
-
-	n = kmemdup(cfg, sizeof(*cfg), GFP_KERNEL);
-	if (!n)
-		return -ENOMEM;
-	n->size = sizeof(*n);
-	*out = n;
-	return 0;
-}
-
-/*
- * Install @n, which it now owns.  The handlers see it from their next
- * hit; one already running may finish on the old configuration, which is
- * freed after it, without waiting here (since v4.20, see
- * kprof_free_after_handlers()): a session that comes or goes
- * with filters of its own changes the configuration twice, and two grace
- * periods under the control lock (30 ms a session under emulation) held
- * every other session and snapshot back.  A request that such a handler
- * starts on the old configuration is marked with the old generation's
- * views (kprof_views_at_end()).
- */
-void kprof_tcp_set_config(struct kprof_run_config *n)
-{
-	struct kprof_run_config *old =
-		rcu_dereference_protected(kprof_cfg, true);
-
-	rcu_assign_pointer(kprof_cfg, n);
-	if (old)
-		kprof_free_after_handlers(old, rcu);
-}
-
-bool kprof_cfg_task_wanted(u8 *views)
-{
-	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
-	u8 i;
-
-	*views = 0;
-	if (!rc)
-		return true;
-	if (rc->c.cgroup_id && !kprof_current_in_cgroup(rc->c.cgroup_id))
-		return false;
-	for (i = 0; rc->views >> i; i++)
-		if ((rc->views & (1U << i)) &&
-		    kprof_view_has_current(&rc->view[i]))
-			*views |= 1U << i;
-	return true;
-}
-
-/* Caller serialises with kprof_tcp_set_config(). */
-u64 kprof_tcp_threshold(void)
-{
-	return rcu_dereference_protected(kprof_cfg, true)->c.threshold_ns;
-}
-
-/* What runs; with kprof_tcp_set_config()'s caller's lock held. */
-const struct kprof_run_config *kprof_tcp_run_config(void)
-{
-	return rcu_dereference_protected(kprof_cfg, true);
-}
-
-void kprof_tcp_get_config(struct kprof_config *cfg)
-{
-	*cfg = rcu_dereference_protected(kprof_cfg, true)->c;
-}
-
-/*
  * Where the function holding @addr starts and how long it is, from
  * kallsyms' "name+0xoff/0xsize"; false if kallsyms cannot tell.
  */
@@ -1041,21 +941,12 @@ static void kprof_arm_outer_cleanup(void)
 
 int kprof_tcp_init(void)
 {
-	struct kprof_run_config *c;
 	int i, ret;
 
 	kprof_flights = vzalloc(array_size(kprof_inflight_max,
 					   sizeof(*kprof_flights)));
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!kprof_flights || !c) {
-		kfree(c);
-		vfree(kprof_flights);
-		kprof_flights = NULL;
+	if (!kprof_flights)
 		return -ENOMEM;
-	}
-	c->c.size = sizeof(c->c);
-	c->c.threshold_ns = NSEC_PER_MSEC;
-	RCU_INIT_POINTER(kprof_cfg, c);
 	get_random_bytes(&kprof_ep_key, sizeof(kprof_ep_key));
 
 	/*
@@ -1088,8 +979,6 @@ void kprof_tcp_exit(void)
 {
 	kprof_tcp_stop();
 	kprof_attached = 0;
-	kfree(rcu_dereference_protected(kprof_cfg, true));
-	RCU_INIT_POINTER(kprof_cfg, NULL);
 	vfree(kprof_flights);
 	kprof_flights = NULL;
 	memzero_explicit(&kprof_ep_key, sizeof(kprof_ep_key));

@@ -513,13 +513,14 @@ prepare_suite()
 		boot_args=(-k "$kver")
 		guest_env="KPROF_DKMS=1"
 
-		# DKMS first (it builds from its own copy of the tree), then
+		# DKMS first (it builds from its own copy of make
+		# dkms-source's), then
 		# the module the selftests insmod from the work tree.  The
 		# kernels that build on the host share one DKMS tree: the
 		# source is added once.
 		dlog=$out/dkms-$name.log
 		{ { [ -n "$(dkms_in "$name" status "kprofmod/$version" 2>/dev/null)" ] ||
-		    dkms_in "$name" add "$proj"; } &&
+		    dkms_in "$name" add "$dkms_src"; } &&
 		  dkms_in "$name" build "kprofmod/$version" -k "$kver" &&
 		  dkms_in "$name" install "kprofmod/$version" -k "$kver" --force; } >"$dlog" 2>&1
 		rc=$?
@@ -593,6 +594,15 @@ vm_start()
 	job_t0[$!]=$(date +%s)
 	echo "== VM $1 started (${#job_name[@]} of $jobs running)"
 }
+
+# What DKMS gets: the module's source alone (make dkms-source), once
+dkms_src=$proj/build/dkms/kprofmod-$version
+if [ -n "$boot$kdir" ]; then
+	make -s dkms-source >"$out/dkms-source.log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || cat "$out/dkms-source.log"
+	tap dkms-source "$rc" "make dkms-source (exit status $rc)"
+fi
 
 if [ -n "$torture$boot$bench" ]; then
 	# the selftests, once: every VM runs them from build/ksft
@@ -668,8 +678,7 @@ if [ -n "$kdir" ]; then
 		# is touched, and nothing is installed.
 		dt=$(mktemp -d)
 		mkdir -p "$dt/tree" "$dt/src/kprofmod-$version"
-		tar -C "$proj" --exclude=./build --exclude=./.git -cf - . |
-			tar -C "$dt/src/kprofmod-$version" -xf -
+		cp -r "$dkms_src/." "$dt/src/kprofmod-$version/"
 		dlog=$out/dkms-$name.log
 		dkms build -m kprofmod -v "$version" -k "$kver" \
 			--kernelsourcedir "$kdir" --dkmstree "$dt/tree" \

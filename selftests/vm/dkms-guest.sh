@@ -16,7 +16,8 @@ result()
 
 # dkms-guest.sh install KDIR: first add, build and install the module with
 # DKMS for the running kernel from its build tree KDIR (a kernel booted
-# from an image, not installed: /lib/modules is the VM's own), quietly.
+# from an image, not installed: /lib/modules is the VM's own), quietly,
+# from the source make dkms-source wrote on the host.
 if [ "${1:-}" = install ]; then
 	kver=$(uname -r)
 	# virtme-ng links /lib/modules/KVER to the tree's .virtme_mods by
@@ -30,7 +31,7 @@ if [ "${1:-}" = install ]; then
 	fi
 	[ -e "$d/build" ] || ln -s "$2" "$d/build"
 	dkms remove "kprofmod/$ver" --all >/dev/null 2>&1
-	dkms add "$proj" &&
+	dkms add "$proj/build/dkms/kprofmod-$ver" &&
 		dkms build "kprofmod/$ver" -k "$kver" --kernelsourcedir "$2" &&
 		dkms install "kprofmod/$ver" -k "$kver" --kernelsourcedir "$2" --force
 	exit

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kprof_agg.c: per-CPU, double-buffered interval tables. */
+#define KPROF_HEADER_UNIT KPROF_UNIT_AGG
+#include "kprof_layer.h"
+
+#ifndef _KPROF_AGG_H
+#define _KPROF_AGG_H
+
+#include <linux/types.h>
+#include <linux/kprof.h>
+
+struct task_struct;
+
+struct kprof_tcp_key {
+	u32 stack_id;
+	u16 family;
+	u16 rport;
+	u8 raddr[16];
+	u8 role;
+	u8 views;	/* bit N - 1: passed view N's filters */
+	u8 pad[2];
+};
+
+enum kprof_counter {
+	KPROF_CNT_REQUESTS,
+	KPROF_CNT_ABANDONED,
+	KPROF_CNT_DROPS_INFLIGHT,
+	KPROF_CNT_DROPS_ROWS,
+	KPROF_CNT_DROPS_STACKS,
+	KPROF_CNT_NR
+};
+
+/* Counters only the sampling handler writes (it may interrupt probes). */
+enum kprof_sample_counter {
+	KPROF_SCNT_SAMPLES,
+	KPROF_SCNT_IDLE,
+	KPROF_SCNT_DROPS,
+	KPROF_SCNT_DROPS_STACKS,
+	KPROF_SCNT_NR
+};
+
+struct kprof_cpu_slot {
+	u32 stack_id;
+	u32 tgid;
+	u64 samples;
+	char comm[16];
+	u8 views;	/* bit N - 1: the task is in view N's process, cgroup */
+};
+
+struct kprof_tcp_slot {
+	struct kprof_tcp_key key;
+	u64 count;
+	u64 sum_ns;
+	u64 min_ns;
+	u64 max_ns;
+	u32 hist[KPROF_HIST_BUCKETS];
+};
+
+int kprof_agg_init(void);
+void kprof_agg_exit(void);
+void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns);
+void kprof_agg_count(enum kprof_counter c);
+void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
+		      bool stack_dropped, u8 views);
+unsigned int kprof_hist_index(u64 v);
+/* Snapshot side, serialised by the caller. */
+typedef void (*kprof_row_fn_t)(const struct kprof_tcp_slot *s, void *arg);
+typedef void (*kprof_cpu_row_fn_t)(const struct kprof_cpu_slot *s, void *arg);
+void kprof_agg_close_interval(void);
+void kprof_agg_visit_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
+			    void *arg);
+void kprof_agg_drain_closed(kprof_row_fn_t fn, kprof_cpu_row_fn_t cpu_fn,
+			    void *arg, u64 *counters, u64 *scounters);
+void kprof_agg_clear(void);
+void kprof_agg_totals(u64 *counters, u64 *scounters);
+
+#endif /* _KPROF_AGG_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kprof_tcp.c: request/response latency from kprobes. */
+#define KPROF_HEADER_UNIT KPROF_UNIT_TCP
+#include "kprof_layer.h"
+
+#ifndef _KPROF_TCP_H
+#define _KPROF_TCP_H
+
+#include <linux/types.h>
+
+int kprof_tcp_init(void);
+void kprof_tcp_exit(void);
+int kprof_tcp_start(void);
+void kprof_tcp_stop(void);
+bool kprof_tcp_running(void);
+bool kprof_tcp_start_possible(void);
+u32 kprof_tcp_attach(void);
+u32 kprof_tcp_inflight(void);
+u32 kprof_tcp_inflight_dead(void);
+
+#endif /* _KPROF_TCP_H */
