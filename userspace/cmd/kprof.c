@@ -65,8 +65,12 @@ static void usage(FILE *out)
 void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out)
 {
 	fprintf(out, "usage: %s%s\n", cmd->usage, cmd->summary);
+	if (cmd->opts) {
+		fputc('\n', out);
+		kp_opts_help(out, cmd->opts);
+	}
 	if (cmd->help)
-		fprintf(out, "\n%s", cmd->help);
+		fprintf(out, "%s%s", cmd->opts ? "" : "\n", cmd->help);
 }
 
 int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv)
