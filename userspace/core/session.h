@@ -8,7 +8,6 @@
 #ifndef KPROF_READER_SESSION_H
 #define KPROF_READER_SESSION_H
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -55,19 +54,6 @@ enum {
 	KP_SESS_NROWS
 };
 extern const struct kp_opt kp_sess_rows[KP_SESS_NROWS + 1];
-
-/* Short and long options of kp_sess_opt(), for getopt_long(). */
-#define KP_SESS_SHORTOPTS	"p:46"
-#define KP_SESS_LONGOPTS						\
-	{ "pid", required_argument, NULL, 'p' },			\
-	{ "rport", required_argument, NULL, KP_OPT_RPORT },		\
-	{ "lport", required_argument, NULL, KP_OPT_LPORT },		\
-	{ "role", required_argument, NULL, KP_OPT_ROLE },		\
-	{ "threshold", required_argument, NULL, KP_OPT_THRESHOLD },	\
-	{ "freq", required_argument, NULL, KP_OPT_FREQ },		\
-	{ "no-cpu", no_argument, NULL, KP_OPT_NO_CPU },			\
-	{ "no-tcp", no_argument, NULL, KP_OPT_NO_TCP },			\
-	{ "cgroup", required_argument, NULL, KP_OPT_CGROUP }
 
 struct kp_sess_opts {
 	struct kprof_config cfg;	/* filters, threshold; sample_hz */
