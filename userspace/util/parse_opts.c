@@ -243,9 +243,10 @@ void kp_opts_list(FILE *out, const struct kp_opt *rows)
 		p = resolve(&rows[i], &off);
 		takes = p->choices ? p->choices : p->arg ? p->arg : "";
 		if (p->name)
-			fprintf(out, "--%s\t%s\n", p->name, takes);
+			fprintf(out, "--%s%s", p->name, p->letter ? " " : "");
 		if (p->letter)
-			fprintf(out, "-%c\t%s\n", p->letter, takes);
+			fprintf(out, "-%c", p->letter);
+		fprintf(out, "\t%s\n", takes);
 	}
-	fprintf(out, "--help\t\n-h\t\n");
+	fprintf(out, "--help -h\t\n");
 }

@@ -82,8 +82,9 @@ int kp_opts_parse(const char *cmd, const struct kp_opt *rows, void *base,
 void kp_opts_help(FILE *out, const struct kp_opt *rows);
 
 /*
- * --list-opts: a line per spelling ("--interval", "-i", "--help"), a tab,
- * and what it takes: the alternatives "a|b", the metavariable, or nothing.
+ * --list-opts: a line per row, its spellings ("--interval -i"), a tab and
+ * what it takes: the alternatives "a|b", the metavariable, or nothing;
+ * last "--help -h".
  */
 void kp_opts_list(FILE *out, const struct kp_opt *rows);
 
