@@ -67,7 +67,7 @@ void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out)
 	fprintf(out, "usage: %s%s\n", cmd->usage, cmd->summary);
 	if (cmd->opts) {
 		fputc('\n', out);
-		kp_opts_help(out, cmd->opts);
+		kp_opts_help(out, cmd->opts, cmd->opts_col);
 	}
 	if (cmd->help)
 		fprintf(out, "%s%s", cmd->opts ? "" : "\n", cmd->help);

@@ -13,6 +13,7 @@ struct kp_cmd {
 	const char *usage;	/* options, one per line, after "usage:" */
 	/* optional: its options as rows (parse_opts.h), listed first */
 	const struct kp_opt *opts;
+	unsigned int opts_col;	/* where their help starts; 0: column 27 */
 	const char *help;	/* optional: option list (without @opts) and notes */
 	int (*run)(int argc, char **argv);
 };

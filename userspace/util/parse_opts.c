@@ -9,7 +9,7 @@
 #include "units.h"
 #include "util.h"
 
-/* The help's second column. */
+/* The help's second column, unless the caller says. */
 #define HELP_COL	27
 /* getopt_long() values of long-only rows: row index + OPT_BASE. */
 #define OPT_BASE	0x100
@@ -191,13 +191,13 @@ int kp_opts_parse(const char *cmd, const struct kp_opt *rows, void *base,
 	return ret;
 }
 
-void kp_opts_help(FILE *out, const struct kp_opt *rows)
+void kp_opts_help(FILE *out, const struct kp_opt *rows, unsigned int col)
 {
 	size_t n = kp_opts_count(rows), i, off;
 	const struct kp_opt *p;
 	const char *h, *nl;
 	char left[128];
-	int len;
+	int len, c = col ? (int)col : HELP_COL;
 
 	for (i = 0; i < n; i++) {
 		h = row_help(&rows[i]);
@@ -217,17 +217,17 @@ void kp_opts_help(FILE *out, const struct kp_opt *rows)
 				       p->letter ? p->letter : ' ',
 				       p->letter ? ", " : "  ", p->name,
 				       p->arg ? " " : "", p->arg ? p->arg : "");
-		if (len < HELP_COL)
-			fprintf(out, "%-*s", HELP_COL, left);
+		if (len < c)
+			fprintf(out, "%-*s", c, left);
 		else
-			fprintf(out, "%s\n%*s", left, HELP_COL, "");
+			fprintf(out, "%s\n%*s", left, c, "");
 		for (;;) {
 			nl = strchr(h, '\n');
 			if (!nl) {
 				fprintf(out, "%s\n", h);
 				break;
 			}
-			fprintf(out, "%.*s\n%*s", (int)(nl - h), h, HELP_COL, "");
+			fprintf(out, "%.*s\n%*s", (int)(nl - h), h, c, "");
 			h = nl + 1;
 		}
 	}

@@ -78,8 +78,12 @@ struct kp_opt {
 int kp_opts_parse(const char *cmd, const struct kp_opt *rows, void *base,
 		  int argc, char **argv);
 
-/* The option list of the help: one row's column, then its help. */
-void kp_opts_help(FILE *out, const struct kp_opt *rows);
+/*
+ * The option list of the help: each row's column, then its help from
+ * column @col (0: 27), on a line of its own if the first does not leave
+ * a space before it.
+ */
+void kp_opts_help(FILE *out, const struct kp_opt *rows, unsigned int col);
 
 /*
  * --list-opts: a line per row, its spellings ("--interval -i"), a tab and
