@@ -327,7 +327,7 @@ done
 result "$( [ -z "$missing" ]; echo $?)" "kprof.1 documents every long option of top, record, stacks and report"
 # The option rows: every option --list-opts names is in the command's help,
 # and every option its help names is in --list-opts.
-for cmd in top record report abtest; do
+for cmd in top record report abtest stacks status load info unload; do
 	missing=
 	"$KPROF" "$cmd" --list-opts >"$OUT" 2>&1 || missing=" (--list-opts failed)"
 	listed=$(cut -f 1 "$OUT" | tr ' ' '\n' | sort -u)
