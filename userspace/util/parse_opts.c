@@ -158,7 +158,7 @@ int kp_opts_parse(const char *cmd, const struct kp_opt *rows, void *base,
 	so[ns++] = 'h';
 	lo[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
 
-	optind = 1;
+	optind = 0;	/* all of getopt's state anew, as for a first call */
 	opterr = 0;
 	while (ret == KP_OPTS_RUN &&
 	       (c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
