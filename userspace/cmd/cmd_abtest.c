@@ -12,12 +12,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,22 +57,44 @@ struct ab_opts {
 	struct kp_sess_opts sess;
 };
 
-enum {
-	OPT_ROUNDS = 0x100,
-	OPT_WARMUP,
-	OPT_JSON,
-	OPT_USER,
-};
+#define AB_SESS(row, ...)						\
+	{ .ref = &kp_sess_rows[KP_SESS_ROW_##row],			\
+	  .off = offsetof(struct ab_opts, sess), __VA_ARGS__ }
 
-static const struct option ab_longopts[] = {
-	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	KP_SESS_LONGOPTS,
-	{ NULL, 0, NULL, 0 },
+static const struct kp_opt ab_opts[] = {
+	{ .name = "rounds", .arg = "N", .kind = KP_OPT_KIND_UINT, .min = 3,
+	  .max = MAX_ROUNDS, .hint = "(3.." KP_STR(MAX_ROUNDS) ")",
+	  .off = offsetof(struct ab_opts, rounds),
+	  .help = "paired runs to compare (3..1000, default 10)" },
+	{ .name = "warmup", .arg = "N", .kind = KP_OPT_KIND_UINT, .min = 0,
+	  .max = MAX_WARMUP, .hint = "(0.." KP_STR(MAX_WARMUP) ")",
+	  .off = offsetof(struct ab_opts, warmup),
+	  .help = "unmeasured rounds first (0..100, default 1)" },
+	{ .name = "json", .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct ab_opts, json),
+	  .help = "one JSON object with every run's time" },
+	{ .name = "verbose", .letter = 'v', .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct ab_opts, verbose),
+	  .help = "keep COMMAND's output (default: /dev/null)" },
+	{ .name = "user", .arg = "USER", .kind = KP_OPT_KIND_STRING,
+	  .hint = "an empty user name", .off = offsetof(struct ab_opts, user),
+	  .help = "run COMMAND as USER (default: under sudo, the\n"
+		  "user who ran sudo; else kprof's own user, which\n"
+		  "is root: COMMAND then runs as root, with kprof's\n"
+		  "environment)" },
+	/* listed together in the help, after these rows */
+	AB_SESS(FREQ, .help = ""),
+	AB_SESS(NO_CPU, .help = ""),
+	AB_SESS(NO_TCP, .help = ""),
+	AB_SESS(THRESHOLD, .help = ""),
+	AB_SESS(PID, .help = ""),
+	AB_SESS(CGROUP, .help = ""),
+	AB_SESS(RPORT, .help = ""),
+	AB_SESS(LPORT, .help = ""),
+	AB_SESS(ROLE, .help = ""),
+	AB_SESS(INET, .help = ""),
+	AB_SESS(INET6, .help = ""),
+	KP_OPT_END,
 };
 
 /*
@@ -143,65 +165,20 @@ static int ab_become(const struct ab_opts *o)
 /* Returns -1 to run, else the exit status. */
 static int ab_parse(int argc, char **argv, struct ab_opts *o)
 {
-	const char *why;
-	int c, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->rounds = DEFAULT_ROUNDS;
 	o->warmup = 1;
 	kp_sess_opts_init(&o->sess);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:vh" KP_SESS_SHORTOPTS,
-				ab_longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			kp_cmd_usage(&kp_cmd_abtest, stdout);
-			return 0;
-		case OPT_ROUNDS:
-			why = kp_parse_uint(optarg, 3, MAX_ROUNDS, &o->rounds);
-			if (why) {
-				kp_err("abtest: --rounds '%s': %s (3..%u)", optarg,
-				       why, MAX_ROUNDS);
-				return KP_EXIT_USAGE;
-			}
-			break;
-		case OPT_WARMUP:
-			why = kp_parse_uint(optarg, 0, MAX_WARMUP, &o->warmup);
-			if (why) {
-				kp_err("abtest: --warmup '%s': %s (0..%u)", optarg,
-				       why, MAX_WARMUP);
-				return KP_EXIT_USAGE;
-			}
-			break;
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case OPT_USER:
-			if (!*optarg) {
-				kp_err("abtest: --user '': an empty user name");
-				return KP_EXIT_USAGE;
-			}
-			o->user = optarg;
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case ':':
-			kp_err("abtest: option '%s' needs a value",
-			       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		default:
-			ret = kp_sess_opt("abtest", c, optarg, &o->sess);
-			if (!ret)
-				break;
-			if (ret == 1)
-				kp_err("abtest: unknown option '%s' (see `kprof abtest --help`)",
-				       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		}
+	ret = kp_opts_parse("abtest", ab_opts, o, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(&kp_cmd_abtest, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
 	if (optind >= argc) {
 		kp_err("abtest: missing COMMAND (kprof abtest [OPTIONS] -- COMMAND [ARGS])");
 		return KP_EXIT_USAGE;
@@ -550,15 +527,8 @@ const struct kp_cmd kp_cmd_abtest = {
 	.usage = "kprof abtest [--rounds N] [--warmup N] [--json] [-v] [--user USER]\n"
 		 "                    [--freq HZ]\n"
 		 "                    [--no-cpu] [--no-tcp] [FILTERS] -- COMMAND [ARGS]\n",
-	.help =	 "      --rounds N           paired runs to compare (3..1000, default 10)\n"
-		 "      --warmup N           unmeasured rounds first (0..100, default 1)\n"
-		 "      --json               one JSON object with every run's time\n"
-		 "  -v, --verbose            keep COMMAND's output (default: /dev/null)\n"
-		 "      --user USER          run COMMAND as USER (default: under sudo, the\n"
-		 "                           user who ran sudo; else kprof's own user, which\n"
-		 "                           is root: COMMAND then runs as root, with kprof's\n"
-		 "                           environment)\n"
-		 "      --freq, --no-cpu, --no-tcp, --threshold, -p, --cgroup, --rport,\n"
+	.opts = ab_opts,
+	.help =	 "      --freq, --no-cpu, --no-tcp, --threshold, -p, --cgroup, --rport,\n"
 		 "      --lport, --role, -4, -6: what \"attached\" traces, as for top\n"
 		 "\n"
 		 "Each round runs COMMAND detached (kprofmod loaded, nothing started) and\n"

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,45 +383,48 @@ static void load_perror(struct kmod_module *mod, const char *how, int err)
 	}
 }
 
-enum { OPT_KO = 0x100 };
+struct load_opts {
+	const char *ko;
+};
+
+static int load_ko(const char *cmd, const struct kp_opt *row,
+		   const char *arg, void *base)
+{
+	struct load_opts *o = base;
+
+	(void)row;
+	if (!*arg) {
+		kp_err("%s: --ko needs a module file", cmd);
+		return -1;
+	}
+	o->ko = arg;
+	return 0;
+}
+
+static const struct kp_opt load_opts[] = {
+	{ .name = "ko", .arg = "PATH", .kind = KP_OPT_KIND_CALL,
+	  .call = load_ko, .left = "  --ko PATH",
+	  .help = "insert this module file instead of the installed one" },
+	KP_OPT_END,
+};
 
 static int load_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "ko", required_argument, NULL, OPT_KO },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kmod_module *mod = NULL;
+	struct load_opts o = { 0 };
 	struct kmod_ctx *ctx;
-	const char *ko = NULL;
+	const char *ko;
 	char options[4096];
-	int c, err, ret, kmsg = -1, ko_fd = -1;
+	int err, ret, kmsg = -1, ko_fd = -1;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			kp_cmd_usage(&kp_cmd_load, stdout);
-			return 0;
-		case OPT_KO:
-			if (!*optarg) {
-				kp_err("load: --ko needs a module file");
-				return KP_EXIT_USAGE;
-			}
-			ko = optarg;
-			break;
-		case ':':
-			kp_err("load: option '%s' needs a value",
-			       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		default:
-			kp_err("load: unknown option '%s' (see `kprof load --help`)",
-			       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		}
+	ret = kp_opts_parse("load", load_opts, &o, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(&kp_cmd_load, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
+	ko = o.ko;
 
 	if (params_syntax(argc - optind, argv + optind))
 		return KP_EXIT_USAGE;
@@ -499,8 +503,9 @@ const struct kp_cmd kp_cmd_load = {
 	.name = "load",
 	.summary = "load kprofmod (as modprobe would) with module parameters",
 	.usage = "kprof load [--ko PATH] [PARAM=VALUE...]\n",
+	.opts = load_opts,
+	.opts_col = 17,
 	.help =
-	"  --ko PATH      insert this module file instead of the installed one\n"
 	"  PARAM=VALUE    module parameters (see `kprof status` or modinfo);\n"
 	"                 without --ko, /etc/modprobe.d options apply as well\n"
 	"Needs root.  Fails if kprofmod is already loaded.\n",
@@ -1027,32 +1032,32 @@ static void status_text(const struct status *s)
 		status_text_overhead(s);
 }
 
+struct status_opts {
+	int json;
+};
+
+static const struct kp_opt status_opts[] = {
+	{ .name = "json", .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct status_opts, json), .left = "  --json",
+	  .help = "one JSON object instead of text" },
+	KP_OPT_END,
+};
+
 static int status_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct status_opts so = { 0 };
 	struct kmod_ctx *ctx;
 	struct status s;
-	int c, json = 0, ret;
+	int json, ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			kp_cmd_usage(&kp_cmd_status, stdout);
-			return 0;
-		}
-		if (c == 'j') {
-			json = 1;
-			continue;
-		}
-		kp_err("status: unknown option '%s' (see `kprof status --help`)",
-		       argv[optind - 1]);
-		return KP_EXIT_USAGE;
+	ret = kp_opts_parse("status", status_opts, &so, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(&kp_cmd_status, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
+	json = so.json;
 	if (optind < argc) {
 		kp_err("status: unexpected argument '%s'", argv[optind]);
 		return KP_EXIT_USAGE;
@@ -1082,8 +1087,9 @@ const struct kp_cmd kp_cmd_status = {
 	.name = "status",
 	.summary = "is kprofmod loaded, and what is it doing",
 	.usage = "kprof status [--json]\n",
+	.opts = status_opts,
+	.opts_col = 17,
 	.help =
-	"  --json         one JSON object instead of text\n"
 	"With root: what runs and the sessions holding it (pid, command, what,\n"
 	"since when), configuration, tables, counters and overhead.\n"
 	"Exit status 1 when the module is not loaded.  Without root, shows what\n"

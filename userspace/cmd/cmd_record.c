@@ -5,8 +5,8 @@
  * profiles or JSON.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,97 +67,113 @@ struct record {
 	int progress;		/* stderr is a terminal */
 };
 
-enum {
-	OPT_FORMAT = 0x100,
-	OPT_FILE_MODE,
-	OPT_SHARED_DIR,
-};
+static int record_format(const char *cmd, const struct kp_opt *row,
+			 const char *arg, void *base)
+{
+	struct rec_opts *o = base;
+	unsigned int i;
 
-static const struct option record_longopts[] = {
-	{ "duration", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "file-mode", required_argument, NULL, OPT_FILE_MODE },
-	{ "shared-dir", no_argument, NULL, OPT_SHARED_DIR },
-	{ "help", no_argument, NULL, 'h' },
-	KP_SESS_LONGOPTS,
-	{ NULL, 0, NULL, 0 },
+	(void)row;
+	for (i = 0; i < 3; i++)
+		if (!strcmp(arg, format_names[i]))
+			break;
+	if (i == 3) {
+		kp_err("%s: --format '%s': use folded, pprof or json", cmd, arg);
+		return -1;
+	}
+	o->format = i;
+	return 0;
+}
+
+static int record_file_mode(const char *cmd, const struct kp_opt *row,
+			    const char *arg, void *base)
+{
+	struct rec_opts *o = base;
+	const char *why;
+
+	(void)row;
+	why = kp_out_parse_mode(arg, &o->file.mode);
+	if (why) {
+		kp_err("%s: --file-mode '%s': %s", cmd, arg, why);
+		return -1;
+	}
+	return 0;
+}
+
+static int record_shared_dir(const char *cmd, const struct kp_opt *row,
+			     const char *arg, void *base)
+{
+	struct rec_opts *o = base;
+
+	(void)cmd;
+	(void)row;
+	(void)arg;
+	o->file.shared_dir = true;
+	return 0;
+}
+
+#define REC_SESS(row, ...)						\
+	{ .ref = &kp_sess_rows[KP_SESS_ROW_##row],			\
+	  .off = offsetof(struct rec_opts, sess), __VA_ARGS__ }
+
+static const struct kp_opt record_opts[] = {
+	{ .name = "duration", .letter = 'd', .arg = "SECONDS",
+	  .kind = KP_OPT_KIND_SECONDS, .min = MIN_DURATION_NS,
+	  .max = MAX_DURATION_NS, .hint = "(seconds, 0.01 to 86400)",
+	  .off = offsetof(struct rec_opts, duration_ns),
+	  .help = "record this long (0.01 to 86400); SIGINT or\n"
+		  "SIGTERM ends it early, the file is still written" },
+	{ .name = "output", .letter = 'o', .arg = "FILE",
+	  .kind = KP_OPT_KIND_STRING, .hint = "an empty file name",
+	  .off = offsetof(struct rec_opts, out),
+	  .help = "write FILE (via a new temporary file in its\n"
+		  "directory, renamed when complete)" },
+	{ .name = "file-mode", .arg = "MODE", .kind = KP_OPT_KIND_CALL,
+	  .call = record_file_mode,
+	  .help = "FILE's permissions, octal (default 0600)" },
+	{ .name = "shared-dir", .kind = KP_OPT_KIND_CALL,
+	  .call = record_shared_dir,
+	  .help = "write even into a directory that another user\n"
+		  "owns or that group or others can write" },
+	{ .name = "format", .arg = "FORMAT", .choices = "folded|pprof|json",
+	  .kind = KP_OPT_KIND_CALL, .call = record_format,
+	  .help = "folded (default): flame graph input, CPU samples\n"
+		  "only, \"comm;root;...;leaf COUNT\" per line;\n"
+		  "pprof: gzipped profile.proto for `go tool pprof`,\n"
+		  "CPU samples in FILE, TCP latency in\n"
+		  "FILE" LATENCY_SUFFIX ";\n"
+		  "json: one object with cpu[] and tcp[] rows" },
+	REC_SESS(FREQ),
+	REC_SESS(NO_CPU, .help = "no CPU sampling (pprof, json)"),
+	REC_SESS(NO_TCP),
+	REC_SESS(CGROUP),
+	REC_SESS(PID, .help = "only process PID (its samples and requests)"),
+	REC_SESS(RPORT),
+	REC_SESS(LPORT),
+	REC_SESS(ROLE),
+	REC_SESS(INET),
+	REC_SESS(INET6),
+	REC_SESS(THRESHOLD),
+	KP_OPT_END,
 };
 
 /* Returns -1 to run, else the exit status. */
 static int record_parse(int argc, char **argv, struct rec_opts *o)
 {
-	const char *why;
-	unsigned int i;
-	uint64_t v;
-	int c, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->format = FMT_FOLDED;
 	o->file.mode = KP_OUT_MODE;
 	kp_sess_opts_init(&o->sess);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:o:h" KP_SESS_SHORTOPTS,
-				record_longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			kp_cmd_usage(&kp_cmd_record, stdout);
-			return 0;
-		case 'd':
-			why = kp_parse_seconds(optarg, &v);
-			if (!why && (v < MIN_DURATION_NS || v > MAX_DURATION_NS))
-				why = "out of range";
-			if (why) {
-				kp_err("record: -d '%s': %s (seconds, 0.01 to 86400)",
-				       optarg, why);
-				return KP_EXIT_USAGE;
-			}
-			o->duration_ns = v;
-			break;
-		case 'o':
-			if (!*optarg) {
-				kp_err("record: -o '': an empty file name");
-				return KP_EXIT_USAGE;
-			}
-			o->out = optarg;
-			break;
-		case OPT_FORMAT:
-			for (i = 0; i < 3; i++)
-				if (!strcmp(optarg, format_names[i]))
-					break;
-			if (i == 3) {
-				kp_err("record: --format '%s': use folded, pprof or json",
-				       optarg);
-				return KP_EXIT_USAGE;
-			}
-			o->format = i;
-			break;
-		case OPT_FILE_MODE:
-			why = kp_out_parse_mode(optarg, &o->file.mode);
-			if (why) {
-				kp_err("record: --file-mode '%s': %s", optarg, why);
-				return KP_EXIT_USAGE;
-			}
-			break;
-		case OPT_SHARED_DIR:
-			o->file.shared_dir = true;
-			break;
-		case ':':
-			kp_err("record: option '%s' needs a value",
-			       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		default:
-			ret = kp_sess_opt("record", c, optarg, &o->sess);
-			if (!ret)
-				break;
-			if (ret == 1)
-				kp_err("record: unknown option '%s' (see `kprof record --help`)",
-				       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		}
+	ret = kp_opts_parse("record", record_opts, o, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(&kp_cmd_record, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
 	if (optind < argc) {
 		kp_err("record: unexpected argument '%s'", argv[optind]);
 		return KP_EXIT_USAGE;
@@ -493,33 +509,8 @@ const struct kp_cmd kp_cmd_record = {
 		 "                    [--freq HZ] [--no-cpu] [--no-tcp] [-p PID] [--cgroup DIR]\n"
 		 "                    [--rport PORT[,PORT...]] [--lport PORT[,PORT...]]\n"
 		 "                    [--role client|server] [-4|-6] [--threshold DURATION]\n",
-	.help =	 "  -d, --duration SECONDS   record this long (0.01 to 86400); SIGINT or\n"
-		 "                           SIGTERM ends it early, the file is still written\n"
-		 "  -o, --output FILE        write FILE (via a new temporary file in its\n"
-		 "                           directory, renamed when complete)\n"
-		 "      --file-mode MODE     FILE's permissions, octal (default 0600)\n"
-		 "      --shared-dir         write even into a directory that another user\n"
-		 "                           owns or that group or others can write\n"
-		 "      --format FORMAT      folded (default): flame graph input, CPU samples\n"
-		 "                           only, \"comm;root;...;leaf COUNT\" per line;\n"
-		 "                           pprof: gzipped profile.proto for `go tool pprof`,\n"
-		 "                           CPU samples in FILE, TCP latency in\n"
-		 "                           FILE" LATENCY_SUFFIX ";\n"
-		 "                           json: one object with cpu[] and tcp[] rows\n"
-		 "      --freq HZ            CPU samples per second and CPU (1..10000,\n"
-		 "                           default 99)\n"
-		 "      --no-cpu             no CPU sampling (pprof, json)\n"
-		 "      --no-tcp             no TCP tracing\n"
-		 "      --cgroup DIR         only tasks in this cgroup v2 directory or below\n"
-		 "                           (absolute, or relative to /sys/fs/cgroup)\n"
-		 "  -p, --pid PID            only process PID (its samples and requests)\n"
-		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
-		 "      --lport PORTS        only requests on these local ports (at most 16)\n"
-		 "      --role ROLE          client: connections we opened; server: accepted\n"
-		 "  -4, -6                   only IPv4 / only IPv6 requests\n"
-		 "      --threshold DURATION walk stacks only for requests this slow\n"
-		 "                           (default 1ms; 0: all)\n"
-		 "\n"
+	.opts = record_opts,
+	.help =	 "\n"
 		 "The module's tables are read once a second and added up here; stacks are\n"
 		 "symbolized when first seen, while their processes run.  On a terminal a\n"
 		 "progress line shows on stderr.  What record started is stopped at the end.\n",

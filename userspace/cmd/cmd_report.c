@@ -8,8 +8,8 @@
  * analysis.c's, the output report_print.c's.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,81 +52,60 @@ struct report {
 	int progress;		/* stderr is a terminal */
 };
 
-enum {
-	OPT_JSON = 0x100,
-	OPT_TOP,
-	OPT_NO_COLOR,
-};
+#define REP_SESS(row, ...)						\
+	{ .ref = &kp_sess_rows[KP_SESS_ROW_##row],			\
+	  .off = offsetof(struct report_opts, sess), __VA_ARGS__ }
 
-static const struct option report_longopts[] = {
-	{ "duration", required_argument, NULL, 'd' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-	{ "help", no_argument, NULL, 'h' },
-	KP_SESS_LONGOPTS,
-	{ NULL, 0, NULL, 0 },
+static const struct kp_opt report_opts[] = {
+	{ .name = "duration", .letter = 'd', .arg = "SECONDS",
+	  .kind = KP_OPT_KIND_SECONDS, .min = MIN_DURATION_NS,
+	  .max = MAX_DURATION_NS, .hint = "(seconds, 0.01 to 86400)",
+	  .off = offsetof(struct report_opts, duration_ns),
+	  .help = "measure this long (0.01 to 86400, default 10);\n"
+		  "SIGINT or SIGTERM ends it early, the report\n"
+		  "covers what was gathered" },
+	{ .name = "json", .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct report_opts, json),
+	  .help = "one JSON object (fields: docs/report-json.md)" },
+	{ .name = "top", .arg = "N", .kind = KP_OPT_KIND_UINT, .min = 1,
+	  .max = MAX_TOP, .hint = "(rows per list, 1.." KP_STR(MAX_TOP) ")",
+	  .off = offsetof(struct report_opts, top),
+	  .help = "rows per list (default 10)" },
+	REP_SESS(FREQ),
+	REP_SESS(NO_CPU, .help = "no CPU sampling: endpoints only"),
+	REP_SESS(NO_TCP, .help = "no TCP tracing: hot code only"),
+	REP_SESS(PID,
+		 .help = "only process PID; shares are then of its samples"),
+	REP_SESS(CGROUP),
+	REP_SESS(RPORT),
+	REP_SESS(LPORT),
+	REP_SESS(ROLE),
+	REP_SESS(INET),
+	REP_SESS(INET6),
+	REP_SESS(THRESHOLD),
+	{ .name = "no-color", .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct report_opts, no_color),
+	  .help = "no bold titles on a terminal" },
+	KP_OPT_END,
 };
 
 /* Returns -1 to run, else the exit status. */
 static int report_parse(int argc, char **argv, struct report_opts *o)
 {
-	const char *why;
-	uint64_t v;
-	int c, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->duration_ns = DEFAULT_DURATION_NS;
 	o->top = DEFAULT_TOP;
 	kp_sess_opts_init(&o->sess);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:d:h" KP_SESS_SHORTOPTS,
-				report_longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			kp_cmd_usage(&kp_cmd_report, stdout);
-			return 0;
-		case 'd':
-			why = kp_parse_seconds(optarg, &v);
-			if (!why && (v < MIN_DURATION_NS || v > MAX_DURATION_NS))
-				why = "out of range";
-			if (why) {
-				kp_err("report: -d '%s': %s (seconds, 0.01 to 86400)",
-				       optarg, why);
-				return KP_EXIT_USAGE;
-			}
-			o->duration_ns = v;
-			break;
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case OPT_NO_COLOR:
-			o->no_color = 1;
-			break;
-		case OPT_TOP:
-			why = kp_parse_uint(optarg, 1, MAX_TOP, &o->top);
-			if (why) {
-				kp_err("report: --top '%s': %s (rows per list, 1..%u)",
-				       optarg, why, MAX_TOP);
-				return KP_EXIT_USAGE;
-			}
-			break;
-		case ':':
-			kp_err("report: option '%s' needs a value",
-			       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		default:
-			ret = kp_sess_opt("report", c, optarg, &o->sess);
-			if (!ret)
-				break;
-			if (ret == 1)
-				kp_err("report: unknown option '%s' (see `kprof report --help`)",
-				       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		}
+	ret = kp_opts_parse("report", report_opts, o, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(&kp_cmd_report, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
 	if (optind < argc) {
 		kp_err("report: unexpected argument '%s'", argv[optind]);
 		return KP_EXIT_USAGE;
@@ -288,26 +267,8 @@ const struct kp_cmd kp_cmd_report = {
 		 "                    [--no-cpu] [--no-tcp] [-p PID] [--rport PORT[,PORT...]]\n"
 		 "                    [--lport PORT[,PORT...]] [--role client|server] [-4|-6]\n"
 		 "                    [--threshold DURATION] [--cgroup DIR] [--no-color]\n",
-	.help =	 "  -d, --duration SECONDS   measure this long (0.01 to 86400, default 10);\n"
-		 "                           SIGINT or SIGTERM ends it early, the report\n"
-		 "                           covers what was gathered\n"
-		 "      --json               one JSON object (fields: docs/report-json.md)\n"
-		 "      --top N              rows per list (default 10)\n"
-		 "      --freq HZ            CPU samples per second and CPU (1..10000,\n"
-		 "                           default 99)\n"
-		 "      --no-cpu             no CPU sampling: endpoints only\n"
-		 "      --no-tcp             no TCP tracing: hot code only\n"
-		 "  -p, --pid PID            only process PID; shares are then of its samples\n"
-		 "      --cgroup DIR         only tasks in this cgroup v2 directory or below\n"
-		 "                           (absolute, or relative to /sys/fs/cgroup)\n"
-		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
-		 "      --lport PORTS        only requests on these local ports (at most 16)\n"
-		 "      --role ROLE          client: connections we opened; server: accepted\n"
-		 "  -4, -6                   only IPv4 / only IPv6 requests\n"
-		 "      --threshold DURATION walk stacks only for requests this slow\n"
-		 "                           (default 1ms; 0: all)\n"
-		 "      --no-color           no bold titles on a terminal\n"
-		 "\n"
+	.opts = report_opts,
+	.help =	 "\n"
 		 "Hot functions by self share (the leaf frame) with total share (anywhere in\n"
 		 "the stack), and hot stacks, of the non-idle CPU samples, each with its Amdahl\n"
 		 "ceiling 1/(1 - share): the speed-up of the whole if that code took no time.\n"

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,15 @@
 #include "symbolize.h"
 #include "util.h"
 
-static const struct option stacks_longopts[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+struct stacks_opts {
+	int json;
+};
+
+static const struct kp_opt stacks_opts[] = {
+	{ .name = "json", .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct stacks_opts, json), .left = "  --json",
+	  .help = "one JSON object per stack and line" },
+	KP_OPT_END,
 };
 
 static void print_text(struct kp_stacks *c, struct kp_stack_info *si)
@@ -74,27 +80,21 @@ static int stacks_run(int argc, char **argv)
 	struct kp_stacks cache;
 	struct kp_sym *sym;
 	uint32_t *ids;
-	int c, json = 0, fd, ret = 0, first = 1;
+	struct stacks_opts o = { 0 };
+	int json, fd, ret, first = 1;
 	const char *why;
 	uint64_t v;
 	int i, n;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", stacks_longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			kp_cmd_usage(&kp_cmd_stacks, stdout);
-			return 0;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			kp_err("stacks: unknown option '%s' (see `kprof stacks --help`)",
-			       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		}
+	ret = kp_opts_parse("stacks", stacks_opts, &o, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(&kp_cmd_stacks, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
+	ret = 0;
+	json = o.json;
 	n = argc - optind;
 	if (n < 1) {
 		kp_err("stacks: missing stack ID (see `kprof stacks --help`)");
@@ -172,8 +172,9 @@ const struct kp_cmd kp_cmd_stacks = {
 	.name = "stacks",
 	.summary = "print the kernel and user frames of stack IDs",
 	.usage = "kprof stacks [--json] ID...\n",
-	.help =	 "  --json   one JSON object per stack and line\n"
-		 "\n"
+	.opts = stacks_opts,
+	.opts_col = 11,
+	.help =	 "\n"
 		 "Stack IDs are those `kprof top` shows.  Kernel frames come resolved\n"
 		 "from kprofmod; user frames (leaf first) are symbolized here, [unknown]\n"
 		 "when the process or its mapping is gone.\n",

@@ -5,8 +5,8 @@
  * object per interval.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,39 +66,125 @@ struct top {
 	unsigned int cols;	/* terminal width, 0: unknown */
 };
 
-enum {
-	OPT_JSON = 0x100,
-	OPT_NO_COLOR,
-	OPT_TOP,
-	OPT_PROM,
-	OPT_PROM_SERIES,
-	OPT_FILE_MODE,
-	OPT_SHARED_DIR,
-};
+static int top_file_mode(const char *cmd, const struct kp_opt *row,
+			 const char *arg, void *base)
+{
+	struct top_opts *o = base;
+	const char *why;
 
-static const struct option top_longopts[] = {
-	{ "interval", required_argument, NULL, 'i' },
-	{ "count", required_argument, NULL, 'n' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-	{ "no-clear", no_argument, NULL, 'C' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "prometheus", required_argument, NULL, OPT_PROM },
-	{ "prometheus-max-series", required_argument, NULL, OPT_PROM_SERIES },
-	{ "file-mode", required_argument, NULL, OPT_FILE_MODE },
-	{ "shared-dir", no_argument, NULL, OPT_SHARED_DIR },
-	{ "help", no_argument, NULL, 'h' },
-	KP_SESS_LONGOPTS,
-	{ NULL, 0, NULL, 0 },
+	(void)row;
+	why = kp_out_parse_mode(arg, &o->file.mode);
+	if (why) {
+		kp_err("%s: --file-mode '%s': %s", cmd, arg, why);
+		return -1;
+	}
+	o->file_set = 1;
+	return 0;
+}
+
+static int top_shared_dir(const char *cmd, const struct kp_opt *row,
+			  const char *arg, void *base)
+{
+	struct top_opts *o = base;
+
+	(void)cmd;
+	(void)row;
+	(void)arg;
+	o->file.shared_dir = true;
+	o->file_set = 1;
+	return 0;
+}
+
+static int top_prom_series(const char *cmd, const struct kp_opt *row,
+			   const char *arg, void *base)
+{
+	struct top_opts *o = base;
+	const char *why;
+
+	(void)row;
+	why = kp_parse_uint(arg, 0, KP_PROM_MAX_SERIES, &o->prom_series);
+	if (why) {
+		kp_err("%s: --prometheus-max-series '%s': %s (endpoint series, 0..%u)",
+		       cmd, arg, why, KP_PROM_MAX_SERIES);
+		return -1;
+	}
+	o->prom_series_set = 1;
+	return 0;
+}
+
+#define TOP_SESS(row, ...)						\
+	{ .ref = &kp_sess_rows[KP_SESS_ROW_##row],			\
+	  .off = offsetof(struct top_opts, sess), __VA_ARGS__ }
+
+static const struct kp_opt top_opts[] = {
+	{ .name = "interval", .letter = 'i', .arg = "SECONDS",
+	  .kind = KP_OPT_KIND_SECONDS, .min = MIN_INTERVAL_NS,
+	  .max = MAX_INTERVAL_NS, .hint = "(seconds, 0.01 to 3600)",
+	  .off = offsetof(struct top_opts, interval_ns),
+	  .help = "print every SECONDS (0.01 to 3600, default 1)" },
+	{ .name = "count", .letter = 'n', .arg = "COUNT",
+	  .kind = KP_OPT_KIND_UINT, .min = 1, .max = UINT64_MAX,
+	  .hint = "(a positive integer)",
+	  .off = offsetof(struct top_opts, count),
+	  .help = "stop after COUNT intervals (default: never)" },
+	{ .name = "json", .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct top_opts, json),
+	  .help = "one JSON object per interval and line" },
+	{ .name = "top", .arg = "N", .kind = KP_OPT_KIND_UINT, .min = 1,
+	  .max = MAX_TOP, .hint = "(rows to show, 1.." KP_STR(MAX_TOP) ")",
+	  .off = offsetof(struct top_opts, top),
+	  .help = "hot stacks and TCP rows shown per interval\n"
+		  "(default 10)" },
+	TOP_SESS(FREQ),
+	TOP_SESS(NO_CPU, .help = "no CPU sampling: TCP latency only"),
+	TOP_SESS(NO_TCP, .help = "no TCP tracing: hot stacks only"),
+	TOP_SESS(CGROUP),
+	TOP_SESS(PID, .help = "only process PID (its requests and samples)"),
+	TOP_SESS(RPORT),
+	TOP_SESS(LPORT),
+	TOP_SESS(ROLE),
+	TOP_SESS(INET),
+	TOP_SESS(INET6),
+	TOP_SESS(THRESHOLD,
+		 .help = "walk stacks only for requests this slow (500us,\n"
+			 "2.5s; plain numbers are ms; default 1ms; 0: all);\n"
+			 "faster ones are counted under stack -"),
+	{ .name = "no-color", .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct top_opts, no_color),
+	  .help = "no colours on a terminal" },
+	{ .name = "no-clear", .letter = 'C', .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct top_opts, no_clear),
+	  .help = "do not clear the terminal between intervals" },
+	{ .name = "prometheus", .arg = "FILE", .kind = KP_OPT_KIND_STRING,
+	  .hint = "an empty file name", .off = offsetof(struct top_opts, prom),
+	  .help = "every interval, replace FILE (atomically: a new\n"
+		  "temporary file, fsync, rename) with Prometheus\n"
+		  "text format 0.0.4 for node_exporter's textfile\n"
+		  "collector" },
+	{ .name = "prometheus-max-series", .arg = "N",
+	  .kind = KP_OPT_KIND_CALL, .call = top_prom_series,
+	  .help = "latency series per endpoint and role kept in FILE\n"
+		  "(0..100000, default 500); rows of further\n"
+		  "endpoints go to raddr=\"other\"" },
+	{ .name = "quiet", .letter = 'q', .kind = KP_OPT_KIND_FLAG,
+	  .off = offsetof(struct top_opts, quiet),
+	  .help = "with --prometheus: print no table or JSON" },
+	{ .name = "file-mode", .arg = "MODE", .kind = KP_OPT_KIND_CALL,
+	  .call = top_file_mode,
+	  .help = "with --prometheus: FILE's permissions, octal\n"
+		  "(default 0600; node_exporter reads it: 0644)" },
+	{ .name = "shared-dir", .kind = KP_OPT_KIND_CALL,
+	  .call = top_shared_dir,
+	  .help = "with --prometheus: write even into a directory\n"
+		  "that another user owns or that group or others\n"
+		  "can write" },
+	KP_OPT_END,
 };
 
 /* Returns -1 to run, else the exit status. */
 static int top_parse(int argc, char **argv, struct top_opts *o)
 {
-	const char *why;
-	uint64_t v;
-	int c, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->interval_ns = KP_NSEC_PER_SEC;
@@ -107,96 +193,13 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 	o->file.mode = KP_OUT_MODE;
 	kp_sess_opts_init(&o->sess);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:i:n:Cqh" KP_SESS_SHORTOPTS,
-				top_longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			kp_cmd_usage(&kp_cmd_top, stdout);
-			return 0;
-		case 'i':
-			why = kp_parse_seconds(optarg, &v);
-			if (!why && (v < MIN_INTERVAL_NS || v > MAX_INTERVAL_NS))
-				why = "out of range";
-			if (why) {
-				kp_err("top: -i '%s': %s (seconds, 0.01 to 3600)",
-				       optarg, why);
-				return KP_EXIT_USAGE;
-			}
-			o->interval_ns = v;
-			break;
-		case 'n':
-			why = kp_parse_uint(optarg, 1, UINT64_MAX, &o->count);
-			if (why) {
-				kp_err("top: -n '%s': %s (a positive integer)",
-				       optarg, why);
-				return KP_EXIT_USAGE;
-			}
-			break;
-		case OPT_TOP:
-			why = kp_parse_uint(optarg, 1, MAX_TOP, &o->top);
-			if (why) {
-				kp_err("top: --top '%s': %s (rows to show, 1..%u)",
-				       optarg, why, MAX_TOP);
-				return KP_EXIT_USAGE;
-			}
-			break;
-		case 'C':
-			o->no_clear = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case OPT_PROM:
-			if (!*optarg) {
-				kp_err("top: --prometheus '': an empty file name");
-				return KP_EXIT_USAGE;
-			}
-			o->prom = optarg;
-			break;
-		case OPT_PROM_SERIES:
-			why = kp_parse_uint(optarg, 0, KP_PROM_MAX_SERIES,
-					    &o->prom_series);
-			if (why) {
-				kp_err("top: --prometheus-max-series '%s': %s (endpoint series, 0..%u)",
-				       optarg, why, KP_PROM_MAX_SERIES);
-				return KP_EXIT_USAGE;
-			}
-			o->prom_series_set = 1;
-			break;
-		case OPT_FILE_MODE:
-			why = kp_out_parse_mode(optarg, &o->file.mode);
-			if (why) {
-				kp_err("top: --file-mode '%s': %s", optarg, why);
-				return KP_EXIT_USAGE;
-			}
-			o->file_set = 1;
-			break;
-		case OPT_SHARED_DIR:
-			o->file.shared_dir = true;
-			o->file_set = 1;
-			break;
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case OPT_NO_COLOR:
-			o->no_color = 1;
-			break;
-		case ':':
-			kp_err("top: option '%s' needs a value",
-			       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		default:
-			ret = kp_sess_opt("top", c, optarg, &o->sess);
-			if (!ret)
-				break;
-			if (ret == 1)
-				kp_err("top: unknown option '%s' (see `kprof top --help`)",
-				       argv[optind - 1]);
-			return KP_EXIT_USAGE;
-		}
+	ret = kp_opts_parse("top", top_opts, o, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(&kp_cmd_top, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
 	if (optind < argc) {
 		kp_err("top: unexpected argument '%s'", argv[optind]);
 		return KP_EXIT_USAGE;
@@ -805,42 +808,8 @@ const struct kp_cmd kp_cmd_top = {
 		 "                 [--threshold DURATION] [--no-color] [-C]\n"
 		 "                 [--prometheus FILE [--prometheus-max-series N] [-q]\n"
 		 "                  [--file-mode MODE] [--shared-dir]]\n",
-	.help =	 "  -i, --interval SECONDS   print every SECONDS (0.01 to 3600, default 1)\n"
-		 "  -n, --count COUNT        stop after COUNT intervals (default: never)\n"
-		 "      --json               one JSON object per interval and line\n"
-		 "      --top N              hot stacks and TCP rows shown per interval\n"
-		 "                           (default 10)\n"
-		 "      --freq HZ            CPU samples per second and CPU (1..10000,\n"
-		 "                           default 99)\n"
-		 "      --no-cpu             no CPU sampling: TCP latency only\n"
-		 "      --no-tcp             no TCP tracing: hot stacks only\n"
-		 "      --cgroup DIR         only tasks in this cgroup v2 directory or below\n"
-		 "                           (absolute, or relative to /sys/fs/cgroup)\n"
-		 "  -p, --pid PID            only process PID (its requests and samples)\n"
-		 "      --rport PORTS        only requests to these remote ports (at most 16)\n"
-		 "      --lport PORTS        only requests on these local ports (at most 16)\n"
-		 "      --role ROLE          client: connections we opened; server: accepted\n"
-		 "  -4, -6                   only IPv4 / only IPv6 requests\n"
-		 "      --threshold DURATION walk stacks only for requests this slow (500us,\n"
-		 "                           2.5s; plain numbers are ms; default 1ms; 0: all);\n"
-		 "                           faster ones are counted under stack -\n"
-		 "      --no-color           no colours on a terminal\n"
-		 "  -C, --no-clear           do not clear the terminal between intervals\n"
-		 "      --prometheus FILE    every interval, replace FILE (atomically: a new\n"
-		 "                           temporary file, fsync, rename) with Prometheus\n"
-		 "                           text format 0.0.4 for node_exporter's textfile\n"
-		 "                           collector\n"
-		 "      --prometheus-max-series N\n"
-		 "                           latency series per endpoint and role kept in FILE\n"
-		 "                           (0..100000, default 500); rows of further\n"
-		 "                           endpoints go to raddr=\"other\"\n"
-		 "  -q, --quiet              with --prometheus: print no table or JSON\n"
-		 "      --file-mode MODE     with --prometheus: FILE's permissions, octal\n"
-		 "                           (default 0600; node_exporter reads it: 0644)\n"
-		 "      --shared-dir         with --prometheus: write even into a directory\n"
-		 "                           that another user owns or that group or others\n"
-		 "                           can write\n"
-		 "\n"
+	.opts = top_opts,
+	.help =	 "\n"
 		 "Hot stacks: the N (stack, process) pairs with the most samples, with their\n"
 		 "share of the interval's non-idle samples and their 3 leaf-most frames\n"
 		 "(kernel first).  TCP columns: latency total, average, 50/95/99th percentile\n"

@@ -65,29 +65,26 @@ static void usage(FILE *out)
 void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out)
 {
 	fprintf(out, "usage: %s%s\n", cmd->usage, cmd->summary);
+	if (cmd->opts) {
+		fputc('\n', out);
+		kp_opts_help(out, cmd->opts, cmd->opts_col);
+	}
 	if (cmd->help)
-		fprintf(out, "\n%s", cmd->help);
+		fprintf(out, "%s%s", cmd->opts ? "" : "\n", cmd->help);
 }
 
 int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	static const struct kp_opt none[] = { KP_OPT_END };
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			kp_cmd_usage(cmd, stdout);
-			return 0;
-		}
-		kp_err("%s: unknown option '%s' (see `kprof %s --help`)",
-		       cmd->name, argv[optind - 1], cmd->name);
-		return KP_EXIT_USAGE;
+	ret = kp_opts_parse(cmd->name, none, NULL, argc, argv);
+	if (ret == KP_OPTS_HELP) {
+		kp_cmd_usage(cmd, stdout);
+		return 0;
 	}
+	if (ret != KP_OPTS_RUN)
+		return ret;
 	if (optind < argc) {
 		kp_err("%s: unexpected argument '%s'", cmd->name, argv[optind]);
 		return KP_EXIT_USAGE;

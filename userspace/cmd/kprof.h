@@ -3,11 +3,18 @@
 #ifndef KPROF_READER_KPROF_H
 #define KPROF_READER_KPROF_H
 
+#include <stdio.h>
+
+#include "parse_opts.h"
+
 struct kp_cmd {
 	const char *name;
 	const char *summary;
 	const char *usage;	/* options, one per line, after "usage:" */
-	const char *help;	/* optional: option list and notes */
+	/* optional: its options as rows (parse_opts.h), listed first */
+	const struct kp_opt *opts;
+	unsigned int opts_col;	/* where their help starts; 0: column 27 */
+	const char *help;	/* optional: option list (without @opts) and notes */
 	int (*run)(int argc, char **argv);
 };
 

@@ -192,6 +192,55 @@ int kp_sess_opt(const char *cmd, int c, const char *arg,
 	return bad ? KP_EXIT_USAGE : 0;
 }
 
+static int sess_row(const char *cmd, const struct kp_opt *row,
+		    const char *arg, void *base)
+{
+	return kp_sess_opt(cmd, row->val, arg, base);
+}
+
+#define SESS_ROW(n, l, a, v, h)						\
+	{ .name = (n), .letter = (l), .arg = (a), .kind = KP_OPT_KIND_CALL, \
+	  .call = sess_row, .val = (v), .help = (h) }
+
+const struct kp_opt kp_sess_rows[KP_SESS_NROWS + 1] = {
+	[KP_SESS_ROW_PID] = SESS_ROW("pid", 'p', "PID", 'p',
+		"only process PID"),
+	[KP_SESS_ROW_RPORT] = SESS_ROW("rport", 0, "PORTS", KP_OPT_RPORT,
+		"only requests to these remote ports (at most 16)"),
+	[KP_SESS_ROW_LPORT] = SESS_ROW("lport", 0, "PORTS", KP_OPT_LPORT,
+		"only requests on these local ports (at most 16)"),
+	[KP_SESS_ROW_ROLE] = {
+		.name = "role", .arg = "ROLE", .choices = "client|server",
+		.kind = KP_OPT_KIND_CALL, .call = sess_row, .val = KP_OPT_ROLE,
+		.help = "client: connections we opened; server: accepted",
+	},
+	[KP_SESS_ROW_THRESHOLD] = SESS_ROW("threshold", 0, "DURATION",
+		KP_OPT_THRESHOLD,
+		"walk stacks only for requests this slow\n"
+		"(default 1ms; 0: all)"),
+	[KP_SESS_ROW_FREQ] = SESS_ROW("freq", 0, "HZ", KP_OPT_FREQ,
+		"CPU samples per second and CPU (1..10000,\n"
+		"default 99)"),
+	[KP_SESS_ROW_NO_CPU] = SESS_ROW("no-cpu", 0, NULL, KP_OPT_NO_CPU,
+		"no CPU sampling"),
+	[KP_SESS_ROW_NO_TCP] = SESS_ROW("no-tcp", 0, NULL, KP_OPT_NO_TCP,
+		"no TCP tracing"),
+	[KP_SESS_ROW_CGROUP] = SESS_ROW("cgroup", 0, "DIR", KP_OPT_CGROUP,
+		"only tasks in this cgroup v2 directory or below\n"
+		"(absolute, or relative to /sys/fs/cgroup)"),
+	/* listed together, as "-4, -6" */
+	[KP_SESS_ROW_INET] = {
+		.letter = '4', .kind = KP_OPT_KIND_CALL, .call = sess_row,
+		.val = '4', .left = "  -4, -6",
+		.help = "only IPv4 / only IPv6 requests",
+	},
+	[KP_SESS_ROW_INET6] = {
+		.letter = '6', .kind = KP_OPT_KIND_CALL, .call = sess_row,
+		.val = '6', .help = "",
+	},
+	[KP_SESS_NROWS] = KP_OPT_END,
+};
+
 /* --- the device ------------------------------------------------------ */
 
 static int ctl(struct kp_session *s, unsigned long cmd, unsigned int what,

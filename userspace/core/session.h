@@ -8,12 +8,12 @@
 #ifndef KPROF_READER_SESSION_H
 #define KPROF_READER_SESSION_H
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 
 #include <linux/kprof.h>
 
+#include "parse_opts.h"
 #include "snapshot.h"
 #include "window.h"
 
@@ -32,18 +32,28 @@ enum {
 	KP_OPT_CGROUP,
 };
 
-/* Short and long options of kp_sess_opt(), for getopt_long(). */
-#define KP_SESS_SHORTOPTS	"p:46"
-#define KP_SESS_LONGOPTS						\
-	{ "pid", required_argument, NULL, 'p' },			\
-	{ "rport", required_argument, NULL, KP_OPT_RPORT },		\
-	{ "lport", required_argument, NULL, KP_OPT_LPORT },		\
-	{ "role", required_argument, NULL, KP_OPT_ROLE },		\
-	{ "threshold", required_argument, NULL, KP_OPT_THRESHOLD },	\
-	{ "freq", required_argument, NULL, KP_OPT_FREQ },		\
-	{ "no-cpu", no_argument, NULL, KP_OPT_NO_CPU },			\
-	{ "no-tcp", no_argument, NULL, KP_OPT_NO_TCP },			\
-	{ "cgroup", required_argument, NULL, KP_OPT_CGROUP }
+/*
+ * The session options as rows (parse_opts.h) of struct kp_sess_opts, for
+ * a command's table to take with { .ref = &kp_sess_rows[KP_SESS_ROW_x],
+ * .off = offsetof(struct CMD_opts, sess) }, in the order of its help and
+ * with its own help where the shared one does not fit.  A command takes
+ * every one of them.
+ */
+enum {
+	KP_SESS_ROW_PID,
+	KP_SESS_ROW_RPORT,
+	KP_SESS_ROW_LPORT,
+	KP_SESS_ROW_ROLE,
+	KP_SESS_ROW_THRESHOLD,
+	KP_SESS_ROW_FREQ,
+	KP_SESS_ROW_NO_CPU,
+	KP_SESS_ROW_NO_TCP,
+	KP_SESS_ROW_CGROUP,
+	KP_SESS_ROW_INET,
+	KP_SESS_ROW_INET6,
+	KP_SESS_NROWS
+};
+extern const struct kp_opt kp_sess_rows[KP_SESS_NROWS + 1];
 
 struct kp_sess_opts {
 	struct kprof_config cfg;	/* filters, threshold; sample_hz */

@@ -325,6 +325,36 @@ for cmd in top record stacks report; do
 done
 [ -z "$missing" ] || echo "#   not in kprof.1:$missing"
 result "$( [ -z "$missing" ]; echo $?)" "kprof.1 documents every long option of top, record, stacks and report"
+# The option rows: every option --list-opts names is in the command's help,
+# and every option its help names is in --list-opts.
+for cmd in top record report abtest stacks status load info unload; do
+	missing=
+	"$KPROF" "$cmd" --list-opts >"$OUT" 2>&1 || missing=" (--list-opts failed)"
+	listed=$(cut -f 1 "$OUT" | tr ' ' '\n' | sort -u)
+	help=$("$KPROF" help "$cmd")
+	# a row is there if one of its spellings is
+	while IFS=$'\t' read -r row _; do
+		found=
+		for opt in $row; do
+			printf '%s\n' "$help" | grep -qE -- "(^|[^a-z0-9-])$opt([^a-z0-9-]|\$)" &&
+				found=1
+		done
+		case $row in "--help -h") found=1 ;; esac
+		[ -n "$found" ] || missing="$missing $row"
+	done <"$OUT"
+	[ -z "$missing" ] || echo "#   $cmd: not in its help:$missing"
+	result "$( [ -z "$missing" ]; echo $?)" "$cmd: every option row is in \`kprof help $cmd\`"
+	missing=
+	for opt in $(printf '%s\n' "$help" | tr '][|,()=`;:' ' ' | tr -s '[:blank:]' '\n' |
+			grep -E '^(--[a-z0-9][a-z0-9-]*|-[A-Za-z0-9])$' | sort -u); do
+		printf '%s\n' "$listed" | grep -qxF -- "$opt" || missing="$missing $opt"
+	done
+	[ -z "$missing" ] || echo "#   $cmd: not in --list-opts:$missing"
+	result "$( [ -z "$missing" ]; echo $?)" "$cmd: --list-opts has every option of its help"
+done
+result "$("$KPROF" record --list-opts | grep -qxF -e "$(printf -- '--format\tfolded|pprof|json')"; echo $?)" \
+	"record --list-opts: --format takes folded|pprof|json"
+
 if command -v groff >/dev/null; then
 	groff -man -ww -z "$MAN" >"$OUT" 2>&1
 	result "$( [ $? -eq 0 ] && [ ! -s "$OUT" ]; echo $?)" "kprof.1: groff -man -ww has no warning"

@@ -117,6 +117,35 @@ done
 [ -z "$missing" ] || echo "#   not offered:$missing"
 result "$( [ -z "$missing" ]; echo $?)" "every long option of every command is offered"
 
+# The options come from each command's --list-opts, every spelling of
+# every row.
+missing=
+for cmd in $cmds; do
+	[ "$cmd" = help ] && continue
+	complete_line kprof "$cmd" -
+	for opt in $("$KPROF" "$cmd" --list-opts | cut -f 1); do
+		offered "$opt" || missing="$missing $cmd:$opt"
+	done
+done
+[ -z "$missing" ] || echo "#   not offered:$missing"
+result "$( [ -z "$missing" ]; echo $?)" "kprof CMD -<TAB>: every spelling --list-opts gives"
+
+# A kprof whose command has no --list-opts: options and values from its help.
+mkdir -p "$TMP/old"
+cat >"$TMP/old/kprof" <<'EOF2'
+#!/bin/sh
+case "$1 $2" in
+"help foo") printf 'usage: kprof foo [--alpha N] [--mode a|b]\n\n  --beta   b\n' ;;
+"foo --list-opts") exit 2 ;;
+esac
+EOF2
+chmod +x "$TMP/old/kprof"
+complete_line "$TMP/old/kprof" foo --
+result "$(exactly --alpha --beta --help --mode; echo $?)" \
+	"no --list-opts: the options from the help text"
+complete_line "$TMP/old/kprof" foo --mode ''
+result "$(exactly a b; echo $?)" "no --list-opts: alternatives from the help text"
+
 complete_line kprof top --role ''
 result "$(exactly client server; echo $?)" "kprof top --role <TAB>: client server"
 complete_line kprof record -d 5 --role = s

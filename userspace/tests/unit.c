@@ -114,6 +114,7 @@ double kp_test_uniform(void)
 static const struct kp_test *const tables[] = {
 	t_hist, t_addr, t_units, t_snapshot, t_symbolize, t_record, t_stats,
 	t_analysis, t_prom, t_outfile, t_symbound, t_window, t_rowhash,
+	t_parse_opts,
 };
 
 /* Is @t selected: no arguments, or one of them is part of its name? */

@@ -58,6 +58,7 @@ double kp_test_uniform(void);	/* [0, 1) */
 extern const struct kp_test t_hist[];
 extern const struct kp_test t_addr[];
 extern const struct kp_test t_units[];
+extern const struct kp_test t_parse_opts[];
 extern const struct kp_test t_snapshot[];
 extern const struct kp_test t_symbolize[];
 extern const struct kp_test t_record[];
