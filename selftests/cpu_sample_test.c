@@ -100,17 +100,18 @@ static uint64_t samples_of(const struct export *e, uint32_t tgid)
 /* The configured sampling rate, or 0 when it cannot be read. */
 static uint32_t config_hz(int fd)
 {
-	struct kprof_config cfg = { .size = sizeof(cfg) };
+	struct kprof_config cfg;
 
-	return ioctl(fd, KPROF_IOC_GET_CONFIG, &cfg) ? 0 : cfg.sample_hz;
+	return kprof_get_config(fd, &cfg) ? 0 : cfg.sample_hz;
 }
 
 static int set_hz(int fd, uint32_t hz)
 {
-	struct kprof_config cfg = { .size = sizeof(cfg) };
+	struct kprof_config cfg;
+	int ret = kprof_get_config(fd, &cfg);
 
-	if (ioctl(fd, KPROF_IOC_GET_CONFIG, &cfg))
-		return -errno;
+	if (ret)
+		return ret;
 	cfg.sample_hz = hz;
 	return kprof_set_config(fd, &cfg);
 }
@@ -411,25 +412,11 @@ TEST_F(cpu, bad_rates_einval)
 	EXPECT_EQ(10000, config_hz(self->fd));
 }
 
-static int get_info(int fd, struct kprof_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	return ioctl(fd, KPROF_IOC_GET_INFO, info) ? -errno : 0;
-}
-
 static uint32_t running(int fd)
 {
 	struct kprof_info info;
 
-	return get_info(fd, &info) ? ~0u : info.running;
-}
-
-static int get_config(int fd, struct kprof_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
-	return ioctl(fd, KPROF_IOC_GET_CONFIG, cfg) ? -errno : 0;
+	return kprof_get_info(fd, &info) ? ~0u : info.running;
 }
 
 /* START of both leaves what ran before; STOP of one leaves the other. */
@@ -437,7 +424,7 @@ TEST_F(cpu, start_both_keeps_what_ran)
 {
 	struct kprof_info info;
 
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (!(info.features & KPROF_FEAT_TCP_LATENCY))
 		SKIP(return, "no TCP latency on this kernel");
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
@@ -465,10 +452,10 @@ TEST_F(cpu, set_config_all_or_nothing)
 	struct kprof_info info;
 	uint32_t run = KPROF_RUN_CPU;
 
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (info.features & KPROF_FEAT_TCP_LATENCY)
 		run = KPROF_RUN_ALL;
-	ASSERT_EQ(0, get_config(self->fd, &old));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &old));
 	old.threshold_ns = 5 * MS_NS;
 	old.sample_hz = 99;
 	ASSERT_EQ(0, kprof_set_config(self->fd, &old));
@@ -480,7 +467,7 @@ TEST_F(cpu, set_config_all_or_nothing)
 	cfg.tgid = getpid();
 	cfg.sample_hz = KPROF_SAMPLE_HZ_MAX + 1;
 	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
-	ASSERT_EQ(0, get_config(self->fd, &now));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &now));
 	EXPECT_EQ(0, memcmp(&old, &now, sizeof(now)));
 	EXPECT_EQ(run, running(self->fd));
 
@@ -488,14 +475,14 @@ TEST_F(cpu, set_config_all_or_nothing)
 	cfg.sample_hz = 499;
 	cfg.roles = 1;
 	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
-	ASSERT_EQ(0, get_config(self->fd, &now));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &now));
 	EXPECT_EQ(0, memcmp(&old, &now, sizeof(now)));
 	EXPECT_EQ(run, running(self->fd));
 
 	/* both good: both applied, everything still runs */
 	cfg.roles = 0;
 	EXPECT_EQ(0, kprof_set_config(self->fd, &cfg));
-	ASSERT_EQ(0, get_config(self->fd, &now));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &now));
 	EXPECT_EQ(0, memcmp(&cfg, &now, sizeof(now)));
 	EXPECT_EQ(run, running(self->fd));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
@@ -513,10 +500,10 @@ TEST_F(cpu, hw_cycles_feature_is_stable)
 {
 	struct kprof_info before, after;
 
-	ASSERT_EQ(0, get_info(self->fd, &before));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &before));
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
-	ASSERT_EQ(0, get_info(self->fd, &after));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &after));
 	TH_LOG("features 0x%llx", (unsigned long long)after.features);
 	EXPECT_EQ(before.features, after.features);
 }

@@ -94,7 +94,7 @@ FIXTURE_SETUP(guard)
 	ASSERT_EQ(0, kprof_test_load());
 	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (!(info.features & KPROF_FEAT_GUARD))
 		SKIP(return, "module without the overhead guard");
 	ASSERT_EQ(0, export_map(self->fd, &self->ex));
@@ -304,7 +304,7 @@ TEST_F(guard, bad_input_refused)
 	char buf[32];
 	int fd;
 
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	EXPECT_EQ(-EINVAL, kprof_get_cpu_cost(self->fd, info.nr_cpu_ids, &c));
 	EXPECT_EQ(-EINVAL, kprof_get_cpu_cost(self->fd, 0xffffffffu, &c));
 	ASSERT_EQ(0, kprof_get_cpu_cost(self->fd, 0, &c));

@@ -568,7 +568,7 @@ TEST(eviction_keeps_every_readers_counts)
 
 		r[i].fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 		ASSERT_LE(0, r[i].fd);
-		ASSERT_EQ(0, ioctl(r[i].fd, KPROF_IOC_GET_INFO, &info));
+		ASSERT_EQ(0, kprof_get_info(r[i].fd, &info));
 		r[i].size = info.mmap_size;
 		r[i].map = mmap(NULL, r[i].size, PROT_READ, MAP_SHARED,
 				r[i].fd, 0);

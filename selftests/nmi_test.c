@@ -234,7 +234,7 @@ TEST_F_TIMEOUT(nmi, nested_captures_keep_stacks_apart, 120)
 	/* nesting did happen: captures found their slot taken */
 	EXPECT_LT(0, b.drops_stacks - a.drops_stacks);
 	/* and not because the table was full */
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	EXPECT_GT(info.stacks_max / 2, b.stacks);
 
 	export_unmap(&self->ex);

@@ -17,13 +17,6 @@
 
 #define MS	1000000ull
 
-static int get_info(int fd, struct kprof_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	return ioctl(fd, KPROF_IOC_GET_INFO, info) ? -errno : 0;
-}
-
 /* KPROF_IOC_GET_SESSIONS into a new buffer (free it), or NULL. */
 static struct kprof_sessions *get_sessions(int fd)
 {
@@ -31,8 +24,7 @@ static struct kprof_sessions *get_sessions(int fd)
 
 	if (!ss)
 		return NULL;
-	ss->size = sizeof(*ss);
-	if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss)) {
+	if (kprof_get_sessions(fd, ss)) {
 		free(ss);
 		return NULL;
 	}
@@ -162,7 +154,7 @@ static void expect_held(struct __test_metadata *_metadata, int fd,
 {
 	struct kprof_info info;
 
-	ASSERT_EQ(0, get_info(fd, &info));
+	ASSERT_EQ(0, kprof_get_info(fd, &info));
 	EXPECT_EQ(running, info.running) TH_LOG("step %d", step);
 	EXPECT_EQ(tcp, info.holders_tcp) TH_LOG("step %d", step);
 	EXPECT_EQ(cpu, info.holders_cpu) TH_LOG("step %d", step);
@@ -185,7 +177,7 @@ FIXTURE_SETUP(session)
 	ASSERT_EQ(0, kprof_test_load());
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (info.api_major != KPROF_API_MAJOR)
 		SKIP(return, "module API %u.%u: not this test's",
 		     info.api_major, info.api_minor);
@@ -322,7 +314,7 @@ TEST_F(session, eight_sessions_hold_and_release)
 			ASSERT_EQ(0, kprof_control(fd[i], KPROF_IOC_START,
 						   held[i]));
 	}
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	EXPECT_EQ(9, info.sessions);
 	for (k = 0; k <= 8; k++) {
 		want = tcp = cpu = 0;
@@ -356,7 +348,7 @@ TEST_F(session, snapshots_at_once_share_grace_periods)
 	int i, status;
 	pid_t pid[READERS];
 
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	h = mmap(NULL, info.mmap_size, PROT_READ, MAP_SHARED, self->fd, 0);
 	ASSERT_NE(MAP_FAILED, h);
 	g0 = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
@@ -374,12 +366,12 @@ TEST_F(session, snapshots_at_once_share_grace_periods)
 			if (m == MAP_FAILED)
 				_exit(2);
 			for (n = 0; n < CALLS; n++) {
-				struct kprof_snapshot sn = { .size = sizeof(sn) };
+				struct kprof_snapshot sn;
 				uint64_t before;
 
 				before = __atomic_load_n(&m->generation,
 							 __ATOMIC_ACQUIRE);
-				if (ioctl(fd, KPROF_IOC_SNAPSHOT, &sn))
+				if (kprof_take_snapshot(fd, &sn))
 					_exit(2);
 				/* odd before: that snapshot cannot serve us */
 				late += (sn.generation & 1) ||
@@ -433,7 +425,7 @@ TEST_F(session, sessions_with_views_come_and_go_at_100_hz)
 	       ns / 1e6 / SESSIONS);
 	EXPECT_GT(1000 * MS, ns);
 	/* every one of them gone, its view with it */
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	EXPECT_EQ(1, info.sessions);
 	EXPECT_EQ(1, info.holders_tcp);
 }
@@ -582,14 +574,6 @@ TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
 	EXPECT_EQ(0, system("rmmod kprof_peer"));
 }
 
-/* The configuration that runs, as GET_CONFIG returns it. */
-static int running_config(int fd, struct kprof_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	return ioctl(fd, KPROF_IOC_GET_CONFIG, c) ? -errno : 0;
-}
-
 /*
  * API 2.0: each session's configuration is its own; what runs is the
  * holders' widened into one (ports and roles joined, the lowest
@@ -614,13 +598,13 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 
 	/* held by nobody else: mine changes nothing yet */
 	ASSERT_EQ(0, kprof_set_config(self->fd, &mine));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(100000 * MS, got.threshold_ns);
 	EXPECT_EQ(99, got.sample_hz);
 
 	/* holding: the lower threshold runs; ports and roles stay all */
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(5 * MS, got.threshold_ns);
 	EXPECT_EQ(99, got.sample_hz);
 	EXPECT_EQ(0, got.nr_rports);
@@ -631,7 +615,7 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	close(ready);
 	close(go);
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(5 * MS, got.threshold_ns);
 	EXPECT_EQ(1, got.nr_rports);
 	EXPECT_EQ(443, got.rports[0]);
@@ -643,7 +627,7 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	other.roles = 1U << KPROF_ROLE_SERVER;
 	ASSERT_EQ(0, kprof_set_config(fd2, &other));
 	ASSERT_EQ(0, kprof_control(fd2, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(5 * MS, got.threshold_ns);
 	EXPECT_EQ(2, got.nr_rports);
 	EXPECT_EQ((1U << KPROF_ROLE_CLIENT) | (1U << KPROF_ROLE_SERVER),
@@ -651,7 +635,7 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 
 	/* mine leaves with my session: the other's runs */
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(fd2, &got));
+	ASSERT_EQ(0, kprof_get_config(fd2, &got));
 	EXPECT_EQ(50 * MS, got.threshold_ns);
 	EXPECT_EQ(1, got.nr_rports);
 	EXPECT_EQ(8443, got.rports[0]);
@@ -660,7 +644,7 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	fd3 = open_dev();
 	ASSERT_LE(0, fd3);
 	ASSERT_EQ(0, kprof_control(fd3, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(fd2, &got));
+	ASSERT_EQ(0, kprof_get_config(fd2, &got));
 	EXPECT_EQ(1 * MS, got.threshold_ns);
 	EXPECT_EQ(0, got.nr_rports);
 	close(fd3);
@@ -670,9 +654,9 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 /* A snapshot through @fd: the caller's view (API 3.0), or -1. */
 static int snapshot_view(int fd)
 {
-	struct kprof_snapshot sn = { .size = sizeof(sn) };
+	struct kprof_snapshot sn;
 
-	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &sn))
+	if (kprof_take_snapshot(fd, &sn))
 		return -1;
 	return sn.view;
 }
@@ -906,7 +890,7 @@ TEST_F(session, start_installs_the_config_when_the_rate_cannot_run)
 	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-2"));
 	EXPECT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	EXPECT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1"));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(2 * MS, got.threshold_ns);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));

@@ -311,11 +311,12 @@ __attribute__((noinline)) uint64_t slow_client_loop(int fd, int n)
 
 static int stack_has_symbol(int fd, uint32_t id, const char *name)
 {
-	struct kprof_stack_query q = { .size = sizeof(q), .id = id };
+	struct kprof_stack_query q;
 	unsigned int i;
+	int ret = kprof_get_stack(fd, id, &q);
 
-	if (ioctl(fd, KPROF_IOC_GET_STACK, &q))
-		return -errno;
+	if (ret)
+		return ret;
 	for (i = 0; i < q.stack.nr_user; i++) {
 		Dl_info di;
 
@@ -389,9 +390,7 @@ TEST_F(tcp, threshold_splits_stack_ids)
 	EXPECT_LE(1, nids);
 	EXPECT_GE(5, nids);
 	for (i = 0; i < nids; i++) {
-		q[i].size = sizeof(q[i]);
-		q[i].id = ids[i];
-		ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_STACK, &q[i]));
+		ASSERT_EQ(0, kprof_get_stack(self->fd, ids[i], &q[i]));
 		for (j = 0; j < i; j++) {
 			EXPECT_NE(ids[j], ids[i]);
 			EXPECT_NE(0, memcmp(&q[j].stack.tgid, &q[i].stack.tgid,
@@ -441,10 +440,7 @@ TEST_F(tcp, stack_starts_in_probed_function)
 		if (r->rport != srv.port || r->role != KPROF_ROLE_CLIENT ||
 		    !r->stack_id)
 			continue;
-		memset(&q, 0, sizeof(q));
-		q.size = sizeof(q);
-		q.id = r->stack_id;
-		ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_STACK, &q));
+		ASSERT_EQ(0, kprof_get_stack(self->fd, r->stack_id, &q));
 		ASSERT_NE(KPROF_KSYMS_MISSING, q.stack.ksyms_off);
 		ASSERT_LT(0, q.stack.nr_kernel);
 		s = q.ksyms + q.stack.ksyms_off;
@@ -579,7 +575,7 @@ TEST_F(tcp, one_handler_call_per_receive)
 	uint64_t calls;
 	uint16_t port;
 
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	ASSERT_EQ(0, loopback_pair(&lfd, &c, &s, &port));
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
@@ -984,7 +980,7 @@ TEST_F(tcp, cgroup_filter)
 	uint64_t lat[4];
 	uint16_t p4;
 
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (!(info.features & KPROF_FEAT_CGROUP))
 		SKIP(return, "module has no cgroup filter");
 	if (statfs("/sys/fs/cgroup", &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
@@ -1001,7 +997,7 @@ TEST_F(tcp, cgroup_filter)
 
 	cfg.cgroup_id = st.st_ino;
 	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_CONFIG, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(st.st_ino, got.cgroup_id);
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));

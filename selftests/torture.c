@@ -617,10 +617,11 @@ static void tick_100hz(uint64_t *next)
 
 static int snapshot(int fd, uint64_t *gen)
 {
-	struct kprof_snapshot s = { .size = sizeof(s) };
+	struct kprof_snapshot s;
+	int ret = kprof_take_snapshot(fd, &s);
 
-	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &s))
-		return -errno;
+	if (ret)
+		return ret;
 	*gen = s.generation;
 	return 0;
 }
@@ -746,10 +747,7 @@ static void *configer_main(void *arg)
 			ctl_expect(kprof_set_config(fd, &c), -EINVAL, -EINVAL,
 				   "SET_CONFIG bad threshold");
 		}
-		memset(&c, 0, sizeof(c));
-		c.size = sizeof(c);
-		ctl_expect(ioctl(fd, KPROF_IOC_GET_CONFIG, &c) ? -errno : 0,
-			   0, 0, "GET_CONFIG");
+		ctl_expect(kprof_get_config(fd, &c), 0, 0, "GET_CONFIG");
 		sleep_ns((50 + rnd(&seed, 200)) * MS);
 	}
 	return NULL;
@@ -783,7 +781,7 @@ static void reader_session(int fd, unsigned int what, int stop)
 		return;
 	}
 	atomic_fetch_add(&session_starts, 1);
-	if (ioctl(fd, KPROF_IOC_GET_INFO, &info))
+	if (kprof_get_info(fd, &info))
 		reader_error("GET_INFO", errno);
 	else if ((info.running & what) != what || !info.sessions ||
 		 ((what & KPROF_RUN_TCP) && !info.holders_tcp) ||
@@ -791,8 +789,7 @@ static void reader_session(int fd, unsigned int what, int stop)
 		reader_error("what a session started is not running", 0);
 	ss = calloc(1, sizeof(*ss));
 	if (ss) {
-		ss->size = sizeof(*ss);
-		if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss))
+		if (kprof_get_sessions(fd, ss))
 			reader_error("GET_SESSIONS", errno);
 		for (i = 0; i < ss->nr_listed && i < KPROF_SESSIONS_MAX; i++)
 			if (ss->s[i].self)
@@ -825,7 +822,7 @@ static void *reader_main(void *arg)
 
 		atomic_fetch_add(&reader_loops, 1);
 		fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || ioctl(fd, KPROF_IOC_GET_INFO, &info)) {
+		if (fd < 0 || kprof_get_info(fd, &info)) {
 			reader_error("open/GET_INFO", errno);
 			if (fd >= 0)
 				close(fd);
@@ -848,9 +845,8 @@ static void *reader_main(void *arg)
 			reader_error("GET_STATS", errno);
 		q = calloc(1, sizeof(*q));
 		if (q) {
-			q->size = sizeof(*q);
-			q->id = 1 + rnd(&seed, st.stacks + 1);
-			if (ioctl(fd, KPROF_IOC_GET_STACK, q) && errno != ENOENT)
+			if (kprof_get_stack(fd, 1 + rnd(&seed, st.stacks + 1),
+					    q) && errno != ENOENT)
 				reader_error("GET_STACK", errno);
 			free(q);
 		}
@@ -1050,7 +1046,7 @@ static int run(unsigned int secs, int hotplug)
 	if (servers_start(port_base()))
 		return 2;
 	dev_fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
-	if (dev_fd < 0 || ioctl(dev_fd, KPROF_IOC_GET_INFO, &info)) {
+	if (dev_fd < 0 || kprof_get_info(dev_fd, &info)) {
 		perror("torture: " KPROF_TEST_DEV);
 		return 2;
 	}
@@ -1223,9 +1219,7 @@ static int run(unsigned int secs, int hotplug)
 	}
 	/* every other session is closed: the main one's STOP ends it all */
 	kprof_control(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
-	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
-	i = ioctl(dev_fd, KPROF_IOC_GET_INFO, &info);
+	i = kprof_get_info(dev_fd, &info);
 	check(!i && atomic_load(&session_starts) &&
 	      atomic_load(&churn_sessions) && !info.running &&
 	      !info.holders_tcp && !info.holders_cpu && info.sessions == 1,
