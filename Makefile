@@ -162,9 +162,19 @@ BENCH_PROGS := $(addprefix $(BENCH_BIN)/,tcp_rr cpu_work export_cost)
 BENCH_ICOUNT := --qemu-opts=-accel --qemu-opts=tcg,thread=single \
 	--qemu-opts=-icount --qemu-opts=shift=0,sleep=off
 
-$(BENCH_BIN)/%: bench/%.c selftests/tcp_test.h selftests/cpu_spin.h
+# tcp_test.h reaches the device through the reader's lib/, as the
+# selftests do (selftests/Makefile): its files with their layer's flags
+BENCH_LIB := $(addprefix $(BENCH_BIN)/kplib/,lib/dev.o lib/snapshot.o util/util.o)
+$(BENCH_BIN)/kplib/%.o: userspace/%.c userspace/layers.h userspace/lib/dev.h \
+		userspace/lib/snapshot.h userspace/util/util.h uapi/linux/kprof.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -Iuserspace/lib -Iuserspace/util \
+		-DKP_LAYER=$(if $(filter lib/%,$*),2,1) \
+		-include userspace/layers.h -c -o $@ $<
+$(BENCH_BIN)/%: bench/%.c selftests/tcp_test.h selftests/cpu_spin.h $(BENCH_LIB)
 	@mkdir -p $(BENCH_BIN)
-	$(CC) $(BENCH_CFLAGS) -o $@ $<
+	$(CC) $(BENCH_CFLAGS) -Iuserspace/lib -o $@ $< $(BENCH_LIB)
+.SECONDARY: $(BENCH_LIB)
 
 bench-bin: $(BENCH_PROGS)
 

@@ -165,13 +165,14 @@ static int generate(long keys)
  */
 static uint64_t read_all(const struct export *e)
 {
-	const struct kprof_mmap_header *h = e->real;
+	const struct kprof_mmap_header *h = e->real.base;
 	uint64_t sum = 0;
 	uint32_t i, b;
 
 	for (i = 0; i < h->nr_tcp_rows; i++) {
-		const struct kprof_tcp_row *r = (const void *)((const char *)e->real +
-			h->tcp_rows_off + (uint64_t)i * h->tcp_row_size);
+		const struct kprof_tcp_row *r = (const void *)
+			((const char *)e->real.base + h->tcp_rows_off +
+			 (uint64_t)i * h->tcp_row_size);
 
 		sum += r->count + r->sum_ns + r->rport + r->raddr[3];
 		for (b = 0; b < KPROF_HIST_BUCKETS; b++)
@@ -198,7 +199,7 @@ static uint64_t cpu_ns(void)
 int main(int argc, char **argv)
 {
 	struct kprof_config cfg = { .threshold_ns = 100000000000ull };
-	struct kprof_snapshot snap = { .size = sizeof(snap) };
+	struct kprof_snapshot snap;
 	const struct kprof_mmap_header *h;
 	uint64_t t0, t1, t2, t3, t4, c0, c1, d0;
 	struct export e;
@@ -235,29 +236,30 @@ int main(int argc, char **argv)
 	 * an earlier run's, so that every run adds rows of its own (a row
 	 * that already exists costs less to add to).
 	 */
-	if (kp_ctl(fd, KPROF_IOC_RESET, KPROF_RESET_STACKS)) {
+	if (kprof_control(fd, KPROF_IOC_RESET, KPROF_RESET_STACKS)) {
 		perror("kprof reset (is another reader running?)");
 		return 1;
 	}
-	if (kp_config(fd, &cfg) || kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP) ||
+	if (kprof_set_config(fd, &cfg) ||
+	    kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP) ||
 	    kp_snapshot(fd)) {
 		perror("kprof start");
 		return 1;
 	}
-	h = e.real;
+	h = e.real.base;
 	d0 = h->drops_rows + h->drops_export + h->drops_inflight;
 	if (generate(keys)) {
 		fprintf(stderr, "export_cost: connections failed\n");
 		return 1;
 	}
 	/*
-	 * The ioctl alone: kp_snapshot() would also copy the whole mapping
+	 * The call alone: kp_snapshot() would also copy the whole mapping
 	 * and difference every row of it into the test library's window,
 	 * which is that library's work, not the module's.
 	 */
 	c0 = cpu_ns();
 	t0 = now_ns();
-	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &snap)) {
+	if (kprof_take_snapshot(fd, &snap)) {
 		perror("snapshot");
 		return 1;
 	}
@@ -267,7 +269,7 @@ int main(int argc, char **argv)
 	t2 = now_ns();
 	sink = read_all(&e);
 	t3 = now_ns();
-	kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+	kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
 	/* the mapping's counts are since load: this run's */
 	t4 = h->drops_rows + h->drops_export + h->drops_inflight - d0;
 	printf("keys %ld rows %u snapshot_ns %llu snapshot_cpu_ns %llu read_ns %llu reread_ns %llu drops %llu\n",

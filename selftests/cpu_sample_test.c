@@ -100,19 +100,20 @@ static uint64_t samples_of(const struct export *e, uint32_t tgid)
 /* The configured sampling rate, or 0 when it cannot be read. */
 static uint32_t config_hz(int fd)
 {
-	struct kprof_config cfg = { .size = sizeof(cfg) };
+	struct kprof_config cfg;
 
-	return ioctl(fd, KPROF_IOC_GET_CONFIG, &cfg) ? 0 : cfg.sample_hz;
+	return kprof_get_config(fd, &cfg) ? 0 : cfg.sample_hz;
 }
 
 static int set_hz(int fd, uint32_t hz)
 {
-	struct kprof_config cfg = { .size = sizeof(cfg) };
+	struct kprof_config cfg;
+	int ret = kprof_get_config(fd, &cfg);
 
-	if (ioctl(fd, KPROF_IOC_GET_CONFIG, &cfg))
-		return -errno;
+	if (ret)
+		return ret;
 	cfg.sample_hz = hz;
-	return kp_config(fd, &cfg);
+	return kprof_set_config(fd, &cfg);
 }
 
 FIXTURE(cpu) {
@@ -126,20 +127,20 @@ FIXTURE_SETUP(cpu)
 	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, export_map(self->fd, &self->ex));
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	/*
 	 * An empty stack table: the tests before this one keep theirs
 	 * (IDs live until a reset), and a full table files every new
 	 * stack under stack ID 0.
 	 */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_STACKS));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_RESET,
+				   KPROF_RESET_STACKS));
 	ASSERT_EQ(0, set_hz(self->fd, 99));
 }
 
 FIXTURE_TEARDOWN(cpu)
 {
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	export_unmap(&self->ex);
 	close(self->fd);
 }
@@ -193,7 +194,7 @@ TEST_F(cpu, attributes_75_25)
 	pid_t pid;
 
 	ASSERT_EQ(0, set_hz(self->fd, 999));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	for (tries = 0; tries < (kprof_test_exact_time() ? 1 : 3); tries++) {
 		ASSERT_EQ(0, kp_snapshot(self->fd));
 		pid = run_child(spin_75_25, 3, -1, NULL);
@@ -229,7 +230,7 @@ TEST_F(cpu, syscall_path_has_kernel_frames)
 	uint32_t i, k;
 
 	ASSERT_EQ(0, set_hz(self->fd, 999));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	pid = run_child(syscall_heavy, 2, -1, NULL);
 	wait_child(pid);
@@ -337,9 +338,9 @@ static void check_rate(struct __test_metadata *_metadata, int fd,
 		       struct export *ex, uint32_t hz)
 {
 	ASSERT_EQ(0, set_hz(fd, hz));
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	expect_rate(_metadata, fd, ex, hz, 3, -1);
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 }
 
 TEST_F(cpu, rate_99hz)
@@ -371,7 +372,7 @@ TEST_F(cpu, idle_counted_apart)
 	ref = calloc(ncpu, sizeof(*ref));
 	ASSERT_NE(NULL, ref);
 	ASSERT_EQ(0, set_hz(self->fd, 99));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	/* an offline CPU is sampled by neither */
 	for (c = 0; c < ncpu; c++)
 		EXPECT_TRUE(!kprof_test_ref_open(&ref[c], -1, c, 99, 2) ||
@@ -411,25 +412,11 @@ TEST_F(cpu, bad_rates_einval)
 	EXPECT_EQ(10000, config_hz(self->fd));
 }
 
-static int get_info(int fd, struct kprof_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	return ioctl(fd, KPROF_IOC_GET_INFO, info) ? -errno : 0;
-}
-
 static uint32_t running(int fd)
 {
 	struct kprof_info info;
 
-	return get_info(fd, &info) ? ~0u : info.running;
-}
-
-static int get_config(int fd, struct kprof_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
-	return ioctl(fd, KPROF_IOC_GET_CONFIG, cfg) ? -errno : 0;
+	return kprof_get_info(fd, &info) ? ~0u : info.running;
 }
 
 /* START of both leaves what ran before; STOP of one leaves the other. */
@@ -437,21 +424,21 @@ TEST_F(cpu, start_both_keeps_what_ran)
 {
 	struct kprof_info info;
 
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (!(info.features & KPROF_FEAT_TCP_LATENCY))
 		SKIP(return, "no TCP latency on this kernel");
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
 	EXPECT_EQ(KPROF_RUN_ALL, running(self->fd));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 	EXPECT_EQ(KPROF_RUN_TCP, running(self->fd));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
 	EXPECT_EQ(KPROF_RUN_ALL, running(self->fd));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 	EXPECT_EQ(KPROF_RUN_CPU, running(self->fd));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
 	EXPECT_EQ(KPROF_RUN_ALL, running(self->fd));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
 	EXPECT_EQ(0, running(self->fd));
 }
 
@@ -465,37 +452,37 @@ TEST_F(cpu, set_config_all_or_nothing)
 	struct kprof_info info;
 	uint32_t run = KPROF_RUN_CPU;
 
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (info.features & KPROF_FEAT_TCP_LATENCY)
 		run = KPROF_RUN_ALL;
-	ASSERT_EQ(0, get_config(self->fd, &old));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &old));
 	old.threshold_ns = 5 * MS_NS;
 	old.sample_hz = 99;
-	ASSERT_EQ(0, kp_config(self->fd, &old));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, run));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &old));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, run));
 
 	/* a bad rate with a good TCP part */
 	cfg = old;
 	cfg.threshold_ns = 7 * MS_NS;
 	cfg.tgid = getpid();
 	cfg.sample_hz = KPROF_SAMPLE_HZ_MAX + 1;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
-	ASSERT_EQ(0, get_config(self->fd, &now));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &now));
 	EXPECT_EQ(0, memcmp(&old, &now, sizeof(now)));
 	EXPECT_EQ(run, running(self->fd));
 
 	/* a bad TCP part with a good new rate */
 	cfg.sample_hz = 499;
 	cfg.roles = 1;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
-	ASSERT_EQ(0, get_config(self->fd, &now));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &now));
 	EXPECT_EQ(0, memcmp(&old, &now, sizeof(now)));
 	EXPECT_EQ(run, running(self->fd));
 
 	/* both good: both applied, everything still runs */
 	cfg.roles = 0;
-	EXPECT_EQ(0, kp_config(self->fd, &cfg));
-	ASSERT_EQ(0, get_config(self->fd, &now));
+	EXPECT_EQ(0, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &now));
 	EXPECT_EQ(0, memcmp(&cfg, &now, sizeof(now)));
 	EXPECT_EQ(run, running(self->fd));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
@@ -505,7 +492,7 @@ TEST_F(cpu, set_config_all_or_nothing)
 
 	cfg.tgid = 0;
 	cfg.threshold_ns = MS_NS;
-	EXPECT_EQ(0, kp_config(self->fd, &cfg));
+	EXPECT_EQ(0, kprof_set_config(self->fd, &cfg));
 }
 
 /* KPROF_FEAT_HW_CYCLES is known from load: starting sampling keeps it. */
@@ -513,10 +500,10 @@ TEST_F(cpu, hw_cycles_feature_is_stable)
 {
 	struct kprof_info before, after;
 
-	ASSERT_EQ(0, get_info(self->fd, &before));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
-	ASSERT_EQ(0, get_info(self->fd, &after));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &before));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &after));
 	TH_LOG("features 0x%llx", (unsigned long long)after.features);
 	EXPECT_EQ(before.features, after.features);
 }
@@ -548,7 +535,7 @@ TEST_F(cpu, hotplug_while_sampling)
 	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "needs a second CPU that can go offline");
 	ASSERT_EQ(0, set_hz(self->fd, 999));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	for (i = 0; i < 4; i++) {
 		pid = run_child(spin_75_25, 0.3, 0, NULL);
 		ASSERT_EQ(0, set_online(1, 0));
@@ -599,12 +586,12 @@ TEST_F(cpu, kernel_frames_cut_at_32)
 
 	ASSERT_EQ(0, kprof_test_peer_load()) TH_LOG("KPROF_PEER_KO: make peer-module");
 	ASSERT_EQ(0, set_hz(self->fd, 999));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	ASSERT_EQ(0, kprof_test_write_file(PEER_DEEP, "300"));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	r = cpu_rows(&self->ex);
 	for (i = 0; i < self->ex.hdr->nr_cpu_rows; i++) {
 		const struct kprof_stack *st = find_stack(&self->ex,
@@ -643,7 +630,7 @@ TEST_F(cpu, kernel_frames_cut_at_32)
 static int cpu_unsampled(int fd, unsigned int cpu)
 {
 	struct kprof_cpu_cost c;
-	int ret = kprof_test_cpu_cost(fd, cpu, &c);
+	int ret = kprof_get_cpu_cost(fd, cpu, &c);
 
 	return ret ? ret : (int)c.unsampled;
 }
@@ -665,7 +652,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	ASSERT_EQ(0, kprof_test_peer_load()) TH_LOG("KPROF_PEER_KO='%s': make peer-module",
 					  peer ? peer : "");
 	ASSERT_EQ(0, set_hz(self->fd, 999));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
 	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "1"));
 	ASSERT_EQ(0, set_online(1, 0));
@@ -686,7 +673,7 @@ TEST_F(cpu, hotplug_event_fails_cpu_comes_online)
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
 	expect_rate(_metadata, self->fd, &self->ex, 999, 1, 1);
 	/* stopped, no CPU counts as unsampled */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
 	EXPECT_EQ(0, cpu_unsampled(self->fd, 1));
 	kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1");
 	set_online(1, 1);

@@ -62,7 +62,7 @@ static int configure(int fd, uint64_t threshold_ns)
 
 	cfg.threshold_ns = threshold_ns;
 	cfg.sample_hz = HZ;
-	return kp_config(fd, &cfg);
+	return kprof_set_config(fd, &cfg);
 }
 
 /* Poll the stats until @cond holds or @secs pass; 0 when it held. */
@@ -70,7 +70,7 @@ static int configure(int fd, uint64_t threshold_ns)
 	uint64_t __end = now_ns() + (secs) * 1000 * MS_NS;		\
 	int __ok = -1;							\
 	while (now_ns() < __end) {					\
-		ASSERT_EQ(0, kp_stats(fd, &(st)));			\
+		ASSERT_EQ(0, kprof_get_stats(fd, &(st)));		\
 		if (cond) {						\
 			__ok = 0;					\
 			break;						\
@@ -94,18 +94,18 @@ FIXTURE_SETUP(guard)
 	ASSERT_EQ(0, kprof_test_load());
 	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (!(info.features & KPROF_FEAT_GUARD))
 		SKIP(return, "module without the overhead guard");
 	ASSERT_EQ(0, export_map(self->fd, &self->ex));
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	/*
 	 * An empty stack table: the tests before this one (or a reader)
 	 * may have filled it, and a full table files every request under
 	 * stack 0, as the guard's shedding does.
 	 */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_STACKS));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_RESET,
+				   KPROF_RESET_STACKS));
 	read_budget(self->saved, sizeof(self->saved));
 	ASSERT_EQ(0, write_budget(CALM_BUDGET));
 	/*
@@ -120,7 +120,7 @@ FIXTURE_SETUP(guard)
 
 FIXTURE_TEARDOWN(guard)
 {
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	write_budget(self->saved[0] ? self->saved : CALM_BUDGET);
 	configure(self->fd, MS_NS);
 	export_unmap(&self->ex);
@@ -136,9 +136,9 @@ TEST_F_TIMEOUT(guard, trips_in_order_and_recovers, 120)
 	struct load l;
 
 	ASSERT_EQ(0, configure(self->fd, 0));	/* walk every request */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	ASSERT_EQ(sizeof(st), a.size);
 	ASSERT_EQ(0, a.guard_level);
 	ASSERT_EQ(0, load_start(&l, 0));
@@ -162,13 +162,13 @@ TEST_F_TIMEOUT(guard, trips_in_order_and_recovers, 120)
 
 	/* the effects, measured over two seconds at level 3 */
 	sleep_ns(1000 * MS_NS);
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	secs_ns = now_ns();
 	sleep_ns(2000 * MS_NS);
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	secs_ns = now_ns() - secs_ns;
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		if (kprof_test_cpu_cost(self->fd, cpu, &c) || !c.online)
+		if (kprof_get_cpu_cost(self->fd, cpu, &c) || !c.online)
 			continue;
 		online++;
 		hz_sum += c.sample_hz;
@@ -207,7 +207,7 @@ TEST_F_TIMEOUT(guard, trips_in_order_and_recovers, 120)
 	EXPECT_LE(b.guard_recoveries + 3, st.guard_recoveries);
 	EXPECT_EQ(0, st.guard_cpus);
 	for (cpu = 0; cpu < ncpu; cpu++)
-		if (!kprof_test_cpu_cost(self->fd, cpu, &c) && c.online)
+		if (!kprof_get_cpu_cost(self->fd, cpu, &c) && c.online)
 			EXPECT_EQ(HZ, c.sample_hz);
 
 	/*
@@ -219,17 +219,17 @@ TEST_F_TIMEOUT(guard, trips_in_order_and_recovers, 120)
 	 * a stack of its own), and a full table files requests under
 	 * stack 0 too.
 	 */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_STACKS));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_RESET,
+				   KPROF_RESET_STACKS));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &st));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &st));
 	ASSERT_EQ(0, load_start(&l, 10 * MS_NS));
 	sleep_ns(1000 * MS_NS);
 	load_stop(&l);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	stack_split(&self->ex, &zero, &walked);
 	EXPECT_LT(0, walked);
 	EXPECT_EQ(st.drops_stacks, a.drops_stacks);
@@ -247,8 +247,8 @@ TEST_F_TIMEOUT(guard, calm_budget_quiet, 60)
 
 	ASSERT_EQ(0, write_budget(CALM_BUDGET));
 	ASSERT_EQ(0, configure(self->fd, MS_NS));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	ASSERT_EQ(100000, a.budget_ppm);
 	ASSERT_EQ(0, a.guard_level);
 	/*
@@ -258,7 +258,7 @@ TEST_F_TIMEOUT(guard, calm_budget_quiet, 60)
 	ASSERT_EQ(0, load_start(&l, 10 * MS_NS));
 	sleep_ns(4000 * MS_NS);
 	load_stop(&l);
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	TH_LOG("%llu requests; handler load %u ppm, %llu ns in %llu calls",
 	       (unsigned long long)l.done, b.load_ppm,
 	       (unsigned long long)(b.cost_ns[KPROF_COST_SENDMSG] +
@@ -286,13 +286,13 @@ TEST_F(guard, budget_zero_is_off)
 
 	ASSERT_EQ(0, write_budget("0"));
 	ASSERT_EQ(0, configure(self->fd, 0));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	ASSERT_EQ(0, a.budget_ppm);
 	ASSERT_EQ(0, load_start(&l, 0));
 	sleep_ns(2000 * MS_NS);
 	load_stop(&l);
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	EXPECT_EQ(a.guard_steps[0], b.guard_steps[0]);
 	EXPECT_EQ(0, b.guard_level);
 }
@@ -304,10 +304,10 @@ TEST_F(guard, bad_input_refused)
 	char buf[32];
 	int fd;
 
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
-	EXPECT_EQ(-EINVAL, kprof_test_cpu_cost(self->fd, info.nr_cpu_ids, &c));
-	EXPECT_EQ(-EINVAL, kprof_test_cpu_cost(self->fd, 0xffffffffu, &c));
-	ASSERT_EQ(0, kprof_test_cpu_cost(self->fd, 0, &c));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
+	EXPECT_EQ(-EINVAL, kprof_get_cpu_cost(self->fd, info.nr_cpu_ids, &c));
+	EXPECT_EQ(-EINVAL, kprof_get_cpu_cost(self->fd, 0xffffffffu, &c));
+	ASSERT_EQ(0, kprof_get_cpu_cost(self->fd, 0, &c));
 	EXPECT_EQ(1, c.online);
 	EXPECT_EQ(sizeof(c), c.size);
 	/* output fields must come in as zero */

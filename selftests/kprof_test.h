@@ -158,16 +158,6 @@ static inline int kprof_test_peer_load(void)
 	return system(cmd) ? -1 : 0;
 }
 
-/* KPROF_IOC_GET_CPU_COST of @cpu into @c: 0, or -errno. */
-static inline int kprof_test_cpu_cost(int fd, unsigned int cpu,
-				      struct kprof_cpu_cost *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	c->cpu = cpu;
-	return ioctl(fd, KPROF_IOC_GET_CPU_COST, c) ? -errno : 0;
-}
-
 /*
  * The kernel's own sampling, as a reference for kprofmod's: a cpu-clock
  * perf event at @hz (frequency mode, as kprofmod's) for task @pid on any

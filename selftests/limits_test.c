@@ -60,7 +60,7 @@ static int trace_port(int fd, uint16_t port)
 		.rports = { port },
 	};
 
-	return kp_config(fd, &cfg);
+	return kprof_set_config(fd, &cfg);
 }
 
 struct setup {
@@ -86,7 +86,7 @@ static int setup(struct setup *t, const char *params)
 		return -1;
 	t->c = client_connect(AF_INET, t->srv.port);
 	if (t->c < 0 || trace_port(t->fd, t->srv.port) ||
-	    kp_ctl(t->fd, KPROF_IOC_START, KPROF_RUN_TCP) ||
+	    kprof_control(t->fd, KPROF_IOC_START, KPROF_RUN_TCP) ||
 	    kp_snapshot(t->fd))
 		return -1;
 	return 0;
@@ -95,7 +95,8 @@ static int setup(struct setup *t, const char *params)
 static void teardown(struct setup *t)
 {
 	if (t->fd >= 0)
-		kp_ctl(t->fd, KPROF_IOC_STOP, KPROF_RUN_TCP | KPROF_RUN_CPU);
+		kprof_control(t->fd, KPROF_IOC_STOP,
+			      KPROF_RUN_TCP | KPROF_RUN_CPU);
 	if (t->c >= 0)
 		close(t->c);
 	server_stop(&t->srv);
@@ -118,12 +119,12 @@ TEST(stack_table_full_counts_under_zero)
 	int d;
 
 	ASSERT_EQ(0, setup(&t, "stacks=16"));
-	ASSERT_EQ(0, kp_stats(t.fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(t.fd, &a));
 	EXPECT_EQ(0, a.stacks);
 	for (d = 1; d <= 24; d++)
 		ASSERT_NE(0, deep(d, t.c));
 	ASSERT_EQ(0, kp_snapshot(t.fd));
-	ASSERT_EQ(0, kp_stats(t.fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(t.fd, &b));
 	rows_sum(&t.ex, t.srv.port, KPROF_ROLE_CLIENT, NULL, &sum);
 	TH_LOG("%u stacks stored; %llu requests with a stack, %llu under 0, %llu stack drops",
 	       b.stacks, (unsigned long long)sum.walked, (unsigned long long)sum.zero,
@@ -252,9 +253,9 @@ TEST_F_TIMEOUT(slow, samples_add_up_with_a_full_table, 120)
 	{
 		struct kprof_config cfg = { .sample_hz = 999 };
 
-		ASSERT_EQ(0, kp_config(t.fd, &cfg));
+		ASSERT_EQ(0, kprof_set_config(t.fd, &cfg));
 	}
-	ASSERT_EQ(0, kp_ctl(t.fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(t.fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	ASSERT_EQ(0, kp_snapshot(t.fd));
 	for (k = 0; k < INTERVALS; k++) {
 		sleep_ns(500 * MS);
@@ -383,7 +384,8 @@ static int mapped_requests(int fd, uint16_t *cport)
 	cfg.rports[0] = port;
 	cfg.rports[1] = *cport;
 	cfg.threshold_ns = 100 * MS * 1000;
-	if (kp_config(fd, &cfg) || kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP) ||
+	if (kprof_set_config(fd, &cfg) ||
+	    kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP) ||
 	    kp_snapshot(fd))
 		goto out;
 	for (i = 0; i < 3; i++)
@@ -426,7 +428,7 @@ static int mapped_server_row(const char *params, struct kprof_tcp_row *row)
 					*row = ex.rows[i];
 					ret = 0;
 				}
-		kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+		kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
 		export_unmap(&ex);
 	}
 	close(fd);
@@ -566,14 +568,14 @@ TEST(eviction_keeps_every_readers_counts)
 
 		r[i].fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 		ASSERT_LE(0, r[i].fd);
-		ASSERT_EQ(0, ioctl(r[i].fd, KPROF_IOC_GET_INFO, &info));
+		ASSERT_EQ(0, kprof_get_info(r[i].fd, &info));
 		r[i].size = info.mmap_size;
 		r[i].map = mmap(NULL, r[i].size, PROT_READ, MAP_SHARED,
 				r[i].fd, 0);
 		ASSERT_NE(MAP_FAILED, r[i].map);
 	}
-	ASSERT_EQ(0, kp_config(r[0].fd, &cfg));
-	ASSERT_EQ(0, kp_ctl(r[0].fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(r[0].fd, &cfg));
+	ASSERT_EQ(0, kprof_control(r[0].fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, evict_read(&r[0], 0));
 	ASSERT_EQ(0, evict_read(&r[1], 0));
 	drops0 = r[1].drops_export;

@@ -72,7 +72,7 @@ static int configure(int fd, uint64_t threshold_ns, uint32_t hz)
 
 	cfg.threshold_ns = threshold_ns;
 	cfg.sample_hz = hz;
-	return kp_config(fd, &cfg);
+	return kprof_set_config(fd, &cfg);
 }
 
 /* A frame no request's own stack can hold: the capture's or the NMI's. */
@@ -97,9 +97,9 @@ FIXTURE_SETUP(nmi)
 		SKIP(return, "module not built with KPROF_TEST_NMI=1: samples are not taken in NMI");
 	self->test_build = 1;
 	ASSERT_EQ(0, export_map(self->fd, &self->ex));
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_STACKS));
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_RESET,
+				   KPROF_RESET_STACKS));
 	ASSERT_EQ(0, param_write("test_nmi", "1"));
 }
 
@@ -109,7 +109,7 @@ FIXTURE_TEARDOWN(nmi)
 		close(self->fd);
 		return;
 	}
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	param_write("test_nmi", "1");
 	configure(self->fd, MS_NS, 99);
 	export_unmap(&self->ex);
@@ -126,9 +126,9 @@ TEST_F(nmi, every_sample_in_nmi)
 	if (!self->test_build)
 		return;		/* skipped in the setup */
 	ASSERT_EQ(0, configure(self->fd, MS_NS, 999));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	ASSERT_EQ(0, nmi_stats(&na));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -136,8 +136,8 @@ TEST_F(nmi, every_sample_in_nmi)
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	ASSERT_EQ(0, nmi_stats(&nb));
 	TH_LOG("%llu samples: %llu in NMI, %llu missed the NMI",
 	       (unsigned long long)(b.samples - a.samples),
@@ -185,16 +185,16 @@ TEST_F_TIMEOUT(nmi, nested_captures_keep_stacks_apart, 120)
 	ASSERT_EQ(0, param_write("test_nmi", "2"));
 	/* often enough that NMIs land inside captures */
 	ASSERT_EQ(0, configure(self->fd, 0, 4999));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	ASSERT_EQ(0, nmi_stats(&na));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_ALL));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, load_start(&l, 0));
 	sleep_ns(4000 * MS_NS);
 	load_stop(&l);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	ASSERT_EQ(0, nmi_stats(&nb));
 
 	for (i = 0; i < self->ex.hdr->nr_tcp_rows; i++) {
@@ -234,7 +234,7 @@ TEST_F_TIMEOUT(nmi, nested_captures_keep_stacks_apart, 120)
 	/* nesting did happen: captures found their slot taken */
 	EXPECT_LT(0, b.drops_stacks - a.drops_stacks);
 	/* and not because the table was full */
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	EXPECT_GT(info.stacks_max / 2, b.stacks);
 
 	export_unmap(&self->ex);

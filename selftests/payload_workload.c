@@ -192,8 +192,8 @@ static int dump_start(struct dumper *d, const char *path)
 
 	d->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 	d->out = fopen(path, "w");
-	if (d->fd < 0 || !d->out || kp_config(d->fd, &cfg) ||
-	    kp_ctl(d->fd, KPROF_IOC_START, KPROF_RUN_ALL) ||
+	if (d->fd < 0 || !d->out || kprof_set_config(d->fd, &cfg) ||
+	    kprof_control(d->fd, KPROF_IOC_START, KPROF_RUN_ALL) ||
 	    export_map(d->fd, &d->e)) {
 		perror("dump");
 		return -1;
@@ -209,12 +209,12 @@ static int dump_run(struct dumper *d, uint64_t deadline)
 	while (now_ns() < deadline) {
 		sleep_ns(200000000ull);
 		if (kp_snapshot(d->fd) ||
-		    fwrite(d->e.real, 1, d->e.size, d->out) != d->e.size)
+		    fwrite(d->e.real.base, 1, d->e.size, d->out) != d->e.size)
 			goto unmap;
 	}
 	ret = 0;
 unmap:
-	kp_ctl(d->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	kprof_control(d->fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
 	export_unmap(&d->e);
 	if (fclose(d->out))
 		ret = -1;

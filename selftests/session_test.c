@@ -17,13 +17,6 @@
 
 #define MS	1000000ull
 
-static int get_info(int fd, struct kprof_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	return ioctl(fd, KPROF_IOC_GET_INFO, info) ? -errno : 0;
-}
-
 /* KPROF_IOC_GET_SESSIONS into a new buffer (free it), or NULL. */
 static struct kprof_sessions *get_sessions(int fd)
 {
@@ -31,8 +24,7 @@ static struct kprof_sessions *get_sessions(int fd)
 
 	if (!ss)
 		return NULL;
-	ss->size = sizeof(*ss);
-	if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss)) {
+	if (kprof_get_sessions(fd, ss)) {
 		free(ss);
 		return NULL;
 	}
@@ -79,8 +71,8 @@ static pid_t holder_start(unsigned int what, int *ready, int *go)
 		fd = open_dev();
 		close(r[0]);
 		close(g[1]);
-		c = fd >= 0 && !kp_config(fd, &cfg) &&
-		    !kp_ctl(fd, KPROF_IOC_START, what) ? 'y' : 'n';
+		c = fd >= 0 && !kprof_set_config(fd, &cfg) &&
+		    !kprof_control(fd, KPROF_IOC_START, what) ? 'y' : 'n';
 		if (write(r[1], &c, 1) != 1)
 			_exit(1);
 		/* until killed, or told to go */
@@ -112,7 +104,7 @@ static int counted(int fd, struct counted *c)
 {
 	struct kprof_stats st;
 
-	if (kp_stats(fd, &st))
+	if (kprof_get_stats(fd, &st))
 		return -1;
 	c->requests = st.requests;
 	c->samples = st.samples + st.samples_idle;
@@ -162,7 +154,7 @@ static void expect_held(struct __test_metadata *_metadata, int fd,
 {
 	struct kprof_info info;
 
-	ASSERT_EQ(0, get_info(fd, &info));
+	ASSERT_EQ(0, kprof_get_info(fd, &info));
 	EXPECT_EQ(running, info.running) TH_LOG("step %d", step);
 	EXPECT_EQ(tcp, info.holders_tcp) TH_LOG("step %d", step);
 	EXPECT_EQ(cpu, info.holders_cpu) TH_LOG("step %d", step);
@@ -185,7 +177,7 @@ FIXTURE_SETUP(session)
 	ASSERT_EQ(0, kprof_test_load());
 	self->fd = open_dev();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (info.api_major != KPROF_API_MAJOR)
 		SKIP(return, "module API %u.%u: not this test's",
 		     info.api_major, info.api_minor);
@@ -271,12 +263,12 @@ TEST_F(session, stop_leaves_other_sessions_running)
 	ASSERT_EQ(1, holder_ready(ready));
 
 	/* a second session of this process: holds TCP, stops everything */
-	ASSERT_EQ(0, kp_ctl(b, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(b, KPROF_IOC_START, KPROF_RUN_TCP));
 	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 2, 1, 3, 3);
-	ASSERT_EQ(0, kp_ctl(b, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(b, KPROF_IOC_STOP, KPROF_RUN_ALL));
 	/* idempotent */
-	ASSERT_EQ(0, kp_ctl(b, KPROF_IOC_STOP, KPROF_RUN_ALL));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(b, KPROF_IOC_STOP, KPROF_RUN_ALL));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_ALL));
 	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 1, 1, 3, 4);
 
 	/* another privileged process, its own session: STOP all */
@@ -284,8 +276,8 @@ TEST_F(session, stop_leaves_other_sessions_running)
 	if (other == 0) {
 		int fd = open_dev();
 
-		_exit(fd >= 0 && !kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_ALL) ?
-		      0 : 1);
+		_exit(fd >= 0 &&
+		      !kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_ALL) ? 0 : 1);
 	}
 	ASSERT_EQ(other, waitpid(other, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -319,9 +311,10 @@ TEST_F(session, eight_sessions_hold_and_release)
 		ASSERT_LE(0, fd[i]);
 		held[i] = rand_r(&seed) % 4;	/* none, TCP, CPU or both */
 		if (held[i])
-			ASSERT_EQ(0, kp_ctl(fd[i], KPROF_IOC_START, held[i]));
+			ASSERT_EQ(0, kprof_control(fd[i], KPROF_IOC_START,
+						   held[i]));
 	}
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	EXPECT_EQ(9, info.sessions);
 	for (k = 0; k <= 8; k++) {
 		want = tcp = cpu = 0;
@@ -355,7 +348,7 @@ TEST_F(session, snapshots_at_once_share_grace_periods)
 	int i, status;
 	pid_t pid[READERS];
 
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	h = mmap(NULL, info.mmap_size, PROT_READ, MAP_SHARED, self->fd, 0);
 	ASSERT_NE(MAP_FAILED, h);
 	g0 = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
@@ -373,12 +366,12 @@ TEST_F(session, snapshots_at_once_share_grace_periods)
 			if (m == MAP_FAILED)
 				_exit(2);
 			for (n = 0; n < CALLS; n++) {
-				struct kprof_snapshot sn = { .size = sizeof(sn) };
+				struct kprof_snapshot sn;
 				uint64_t before;
 
 				before = __atomic_load_n(&m->generation,
 							 __ATOMIC_ACQUIRE);
-				if (ioctl(fd, KPROF_IOC_SNAPSHOT, &sn))
+				if (kprof_take_snapshot(fd, &sn))
 					_exit(2);
 				/* odd before: that snapshot cannot serve us */
 				late += (sn.generation & 1) ||
@@ -418,13 +411,13 @@ TEST_F(session, sessions_with_views_come_and_go_at_100_hz)
 	uint64_t t0, ns;
 	int i, fd;
 
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	t0 = now_ns();
 	for (i = 0; i < SESSIONS; i++) {
 		fd = open_dev();
 		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, kp_config(fd, &cfg));
-		ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+		ASSERT_EQ(0, kprof_set_config(fd, &cfg));
+		ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP));
 		close(fd);
 	}
 	ns = now_ns() - t0;
@@ -432,7 +425,7 @@ TEST_F(session, sessions_with_views_come_and_go_at_100_hz)
 	       ns / 1e6 / SESSIONS);
 	EXPECT_GT(1000 * MS, ns);
 	/* every one of them gone, its view with it */
-	ASSERT_EQ(0, get_info(self->fd, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	EXPECT_EQ(1, info.sessions);
 	EXPECT_EQ(1, info.holders_tcp);
 }
@@ -450,7 +443,7 @@ TEST_F(session, shared_file_released_by_its_last_holder)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	pid = fork();
 	if (pid == 0) {
 		close(p[1]);
@@ -485,7 +478,7 @@ TEST_F(session, passed_descriptor_without_capability_does_nothing)
 	pid_t pid;
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	pid = fork();
 	if (pid == 0) {
@@ -558,9 +551,9 @@ TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
 	pid = holder_start(KPROF_RUN_ALL, &ready, &go);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, holder_ready(ready));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-2"));
-	ret = kp_config(self->fd, &cfg);
+	ret = kprof_set_config(self->fd, &cfg);
 	EXPECT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1"));
 	EXPECT_NE(0, ret);
 	expect_held(_metadata, self->fd, KPROF_RUN_TCP, 2, 0, 2, 1);
@@ -571,7 +564,7 @@ TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
 	EXPECT_EQ(KPROF_RUN_TCP, si->held);
 	free(ss);
 	/* a START starts it again, held by the session that asked */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	expect_held(_metadata, self->fd, KPROF_RUN_ALL, 2, 1, 2, 2);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
@@ -579,14 +572,6 @@ TEST_F(session, sampling_lost_by_a_rate_change_is_held_by_none)
 	close(ready);
 	close(go);
 	EXPECT_EQ(0, system("rmmod kprof_peer"));
-}
-
-/* The configuration that runs, as GET_CONFIG returns it. */
-static int running_config(int fd, struct kprof_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	return ioctl(fd, KPROF_IOC_GET_CONFIG, c) ? -errno : 0;
 }
 
 /*
@@ -612,14 +597,14 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	ASSERT_EQ(1, holder_ready(ready));
 
 	/* held by nobody else: mine changes nothing yet */
-	ASSERT_EQ(0, kp_config(self->fd, &mine));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &mine));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(100000 * MS, got.threshold_ns);
 	EXPECT_EQ(99, got.sample_hz);
 
 	/* holding: the lower threshold runs; ports and roles stay all */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(5 * MS, got.threshold_ns);
 	EXPECT_EQ(99, got.sample_hz);
 	EXPECT_EQ(0, got.nr_rports);
@@ -630,7 +615,7 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	close(ready);
 	close(go);
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(5 * MS, got.threshold_ns);
 	EXPECT_EQ(1, got.nr_rports);
 	EXPECT_EQ(443, got.rports[0]);
@@ -640,17 +625,17 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	other.rports[0] = 8443;
 	other.threshold_ns = 50 * MS;
 	other.roles = 1U << KPROF_ROLE_SERVER;
-	ASSERT_EQ(0, kp_config(fd2, &other));
-	ASSERT_EQ(0, kp_ctl(fd2, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_set_config(fd2, &other));
+	ASSERT_EQ(0, kprof_control(fd2, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(5 * MS, got.threshold_ns);
 	EXPECT_EQ(2, got.nr_rports);
 	EXPECT_EQ((1U << KPROF_ROLE_CLIENT) | (1U << KPROF_ROLE_SERVER),
 		  got.roles);
 
 	/* mine leaves with my session: the other's runs */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(fd2, &got));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_get_config(fd2, &got));
 	EXPECT_EQ(50 * MS, got.threshold_ns);
 	EXPECT_EQ(1, got.nr_rports);
 	EXPECT_EQ(8443, got.rports[0]);
@@ -658,8 +643,8 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 	/* a holder that set nothing asks for the defaults: every port, 1 ms */
 	fd3 = open_dev();
 	ASSERT_LE(0, fd3);
-	ASSERT_EQ(0, kp_ctl(fd3, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, running_config(fd2, &got));
+	ASSERT_EQ(0, kprof_control(fd3, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_get_config(fd2, &got));
 	EXPECT_EQ(1 * MS, got.threshold_ns);
 	EXPECT_EQ(0, got.nr_rports);
 	close(fd3);
@@ -669,9 +654,9 @@ TEST_F(session, configurations_widen_and_leave_with_their_session)
 /* A snapshot through @fd: the caller's view (API 3.0), or -1. */
 static int snapshot_view(int fd)
 {
-	struct kprof_snapshot sn = { .size = sizeof(sn) };
+	struct kprof_snapshot sn;
 
-	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &sn))
+	if (kprof_take_snapshot(fd, &sn))
 		return -1;
 	return sn.view;
 }
@@ -740,12 +725,12 @@ TEST_F(session, views_keep_each_readers_process_and_local_port)
 	by_pid.tgid = pid;
 	by_lport.nr_lports = 1;
 	by_lport.lports[0] = s2.port;
-	ASSERT_EQ(0, kp_config(fd_pid, &by_pid));
-	ASSERT_EQ(0, kp_config(fd_lport, &by_lport));
-	ASSERT_EQ(0, kp_config(self->fd, &none));
-	ASSERT_EQ(0, kp_ctl(fd_pid, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_ctl(fd_lport, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(fd_pid, &by_pid));
+	ASSERT_EQ(0, kprof_set_config(fd_lport, &by_lport));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &none));
+	ASSERT_EQ(0, kprof_control(fd_pid, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(fd_lport, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, export_map(self->fd, &ex));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 
@@ -810,15 +795,15 @@ TEST_F(session, a_view_counts_a_request_under_way_when_it_began)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
-	ASSERT_EQ(0, kp_config(self->fd, &none));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &none));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, export_map(self->fd, &ex));
 	c = client_connect(AF_INET, s.port);
 	ASSERT_LE(0, c);
 	/* under way before the reader starts: no view yet */
 	ASSERT_EQ(sizeof(buf), send(c, buf, sizeof(buf), MSG_NOSIGNAL));
-	ASSERT_EQ(0, kp_config(fd, &mine));
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(fd, &mine));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	v = snapshot_view(fd);
 	ASSERT_LE(1, v);
 	ASSERT_GE(KPROF_MAX_VIEWS, v);
@@ -850,8 +835,9 @@ TEST_F(session, a_session_past_the_views_gets_the_first_freed)
 		fd[i] = open_dev();
 		ASSERT_LE(0, fd[i]);
 		cfg.tgid = 1000000 + i;	/* no such process: nothing counts */
-		ASSERT_EQ(0, kp_config(fd[i], &cfg));
-		ASSERT_EQ(0, kp_ctl(fd[i], KPROF_IOC_START, KPROF_RUN_TCP));
+		ASSERT_EQ(0, kprof_set_config(fd[i], &cfg));
+		ASSERT_EQ(0, kprof_control(fd[i], KPROF_IOC_START,
+					   KPROF_RUN_TCP));
 	}
 	for (i = 0; i <= KPROF_MAX_VIEWS; i++)
 		view[i] = snapshot_view(fd[i]);
@@ -868,13 +854,13 @@ TEST_F(session, a_session_past_the_views_gets_the_first_freed)
 		if (i != 3)
 			EXPECT_EQ(view[i], snapshot_view(fd[i]));
 	/* a session that stops holds nothing, and needs no view */
-	ASSERT_EQ(0, kp_ctl(fd[0], KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(fd[0], KPROF_IOC_STOP, KPROF_RUN_TCP));
 	EXPECT_EQ(0, snapshot_view(fd[0]));
 	/* the last ones too, when nothing is held any more */
 	for (i = 1; i <= KPROF_MAX_VIEWS; i++)
 		if (i != 3)
-			ASSERT_EQ(0, kp_ctl(fd[i], KPROF_IOC_STOP,
-					    KPROF_RUN_TCP));
+			ASSERT_EQ(0, kprof_control(fd[i], KPROF_IOC_STOP,
+						   KPROF_RUN_TCP));
 	EXPECT_EQ(0, snapshot_view(fd[KPROF_MAX_VIEWS]));
 	for (i = 0; i <= KPROF_MAX_VIEWS; i++)
 		if (i != 3)
@@ -900,11 +886,11 @@ TEST_F(session, start_installs_the_config_when_the_rate_cannot_run)
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, holder_ready(ready));
 	/* not holding yet: nothing changes, nothing fails */
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
 	ASSERT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-2"));
-	EXPECT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	EXPECT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	EXPECT_EQ(0, kprof_test_write_file(KPROF_TEST_PEER_FAIL, "-1"));
-	ASSERT_EQ(0, running_config(self->fd, &got));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(2 * MS, got.threshold_ns);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
@@ -935,7 +921,7 @@ TEST_F(session, opener_gone_listed_without_pid)
 	if (opener == 0) {
 		int fd = open_dev();
 
-		if (fd < 0 || kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP))
+		if (fd < 0 || kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP))
 			_exit(1);
 		heir = fork();
 		if (heir == 0) {

@@ -33,16 +33,16 @@ FIXTURE_SETUP(tcp)
 	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, export_map(self->fd, &self->ex));
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET,
-			    KPROF_RESET_STACKS));
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_RESET,
+				   KPROF_RESET_STACKS));
 	/* no stack walks unless a test asks: threshold 100 s */
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
 }
 
 FIXTURE_TEARDOWN(tcp)
 {
-	kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
 	export_unmap(&self->ex);
 	close(self->fd);
 }
@@ -126,7 +126,7 @@ static void check_delay(struct __test_metadata *_metadata, int fd,
 	uint16_t port[2];
 	int k;
 
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(fd));
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(0, run_requests(family, delays[k], counts[k],
@@ -143,7 +143,7 @@ static void check_delay(struct __test_metadata *_metadata, int fd,
 		EXPECT_LE(delays[k], lat[0]);
 		check_pcts(_metadata, hist, lat, counts[k]);
 	}
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 TEST_F(tcp, ipv4_counts_and_percentiles)
@@ -169,7 +169,7 @@ TEST_F(tcp, sendfile_requests_counted)
 	mfd = syscall(SYS_memfd_create, "kprof-req", 0);
 	ASSERT_LE(0, mfd);
 	ASSERT_EQ(sizeof(buf), write(mfd, buf, sizeof(buf)));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, server_start(&s, AF_INET, 2 * MS));
 	fd = client_connect(AF_INET, s.port);
@@ -185,7 +185,7 @@ TEST_F(tcp, sendfile_requests_counted)
 	close(mfd);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	EXPECT_EQ(n, rows_count(&self->ex, s.port, KPROF_ROLE_CLIENT, NULL));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 TEST_F(tcp, rows_carry_the_endpoint)
@@ -195,7 +195,7 @@ TEST_F(tcp, rows_carry_the_endpoint)
 	uint32_t i;
 	int found = 0;
 
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, run_requests(AF_INET6, 0, 5, &port, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
@@ -252,7 +252,7 @@ TEST_F(tcp, snapshots_at_10hz_sum_exactly)
 
 	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
 	sn.port = s.port;
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, pthread_create(&t, NULL, snap_loop, &sn));
 	fd = client_connect(AF_INET, s.port);
@@ -311,11 +311,12 @@ __attribute__((noinline)) uint64_t slow_client_loop(int fd, int n)
 
 static int stack_has_symbol(int fd, uint32_t id, const char *name)
 {
-	struct kprof_stack_query q = { .size = sizeof(q), .id = id };
+	struct kprof_stack_query q;
 	unsigned int i;
+	int ret = kprof_get_stack(fd, id, &q);
 
-	if (ioctl(fd, KPROF_IOC_GET_STACK, &q))
-		return -errno;
+	if (ret)
+		return ret;
 	for (i = 0; i < q.stack.nr_user; i++) {
 		Dl_info di;
 
@@ -336,10 +337,10 @@ TEST_F(tcp, threshold_splits_stack_ids)
 	int fd1, fd2, slow_rows = 0;
 	uint32_t i;
 
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
 	ASSERT_EQ(0, server_start(&fast, AF_INET, 0));
 	ASSERT_EQ(0, server_start(&slow, AF_INET, 20 * MS));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	fd1 = client_connect(AF_INET, fast.port);
 	fd2 = client_connect(AF_INET, slow.port);
@@ -389,9 +390,7 @@ TEST_F(tcp, threshold_splits_stack_ids)
 	EXPECT_LE(1, nids);
 	EXPECT_GE(5, nids);
 	for (i = 0; i < nids; i++) {
-		q[i].size = sizeof(q[i]);
-		q[i].id = ids[i];
-		ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_STACK, &q[i]));
+		ASSERT_EQ(0, kprof_get_stack(self->fd, ids[i], &q[i]));
 		for (j = 0; j < i; j++) {
 			EXPECT_NE(ids[j], ids[i]);
 			EXPECT_NE(0, memcmp(&q[j].stack.tgid, &q[i].stack.tgid,
@@ -423,9 +422,9 @@ TEST_F(tcp, stack_starts_in_probed_function)
 	unsigned int k, m;
 	uint32_t i;
 
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
 	ASSERT_EQ(0, server_start(&srv, AF_INET, 0));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	fd = client_connect(AF_INET, srv.port);
 	ASSERT_LE(0, fd);
@@ -441,10 +440,7 @@ TEST_F(tcp, stack_starts_in_probed_function)
 		if (r->rport != srv.port || r->role != KPROF_ROLE_CLIENT ||
 		    !r->stack_id)
 			continue;
-		memset(&q, 0, sizeof(q));
-		q.size = sizeof(q);
-		q.id = r->stack_id;
-		ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_STACK, &q));
+		ASSERT_EQ(0, kprof_get_stack(self->fd, r->stack_id, &q));
 		ASSERT_NE(KPROF_KSYMS_MISSING, q.stack.ksyms_off);
 		ASSERT_LT(0, q.stack.nr_kernel);
 		s = q.ksyms + q.stack.ksyms_off;
@@ -491,7 +487,7 @@ TEST_F(tcp, reused_row_starts_clean)
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu(), &one);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
 	fd = client_connect(AF_INET, s.port);
@@ -529,7 +525,7 @@ TEST_F(tcp, reused_row_starts_clean)
 		EXPECT_TRUE(!r->hist[b] || (b >= lo && b <= hi));
 	}
 	EXPECT_EQ(r->count, sum);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 /*
@@ -579,17 +575,17 @@ TEST_F(tcp, one_handler_call_per_receive)
 	uint64_t calls;
 	uint16_t port;
 
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	ASSERT_EQ(0, loopback_pair(&lfd, &c, &s, &port));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 	for (i = 0; i < 40; i++) {
 		ASSERT_EQ(REQ_LEN, send(c, buf, REQ_LEN, 0));
 		ASSERT_EQ(0, recv_ready(s, buf));
 		ASSERT_EQ(REQ_LEN, send(s, buf, REQ_LEN, 0));
 		ASSERT_EQ(0, recv_ready(c, buf));
 	}
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	close(c);
 	close(s);
 	close(lfd);
@@ -599,7 +595,7 @@ TEST_F(tcp, one_handler_call_per_receive)
 	/* a few more from other TCP traffic in the machine at most */
 	EXPECT_LE(80, calls);
 	EXPECT_GT(100, calls);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 /*
@@ -620,7 +616,7 @@ TEST_F(tcp, quickack_does_not_complete)
 	double p50;
 
 	ASSERT_EQ(0, loopback_pair(&lfd, &c, &s, &port));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, setsockopt(c, IPPROTO_TCP, TCP_QUICKACK, &zero,
 				sizeof(zero)));
@@ -642,7 +638,7 @@ TEST_F(tcp, quickack_does_not_complete)
 	p50 = hist_pct(hist, 50);
 	TH_LOG("request answered after 200 ms timed at %.0f ns", p50);
 	EXPECT_LT(190.0 * MS, p50);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 /*
@@ -666,9 +662,9 @@ TEST_F(tcp, disconnect_starts_clean)
 	lb = loopback_listen(AF_INET, 1, &pb);
 	ASSERT_LE(0, la);
 	ASSERT_LE(0, lb);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &before));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &before));
 	/* a request to A that is never answered */
 	c = client_connect(AF_INET, pa);
 	ASSERT_LE(0, c);
@@ -686,7 +682,7 @@ TEST_F(tcp, disconnect_starts_clean)
 	ASSERT_EQ(REQ_LEN, send(s, buf, REQ_LEN, 0));
 	ASSERT_EQ(0, recv_ready(c, buf));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &after));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &after));
 	close(c);
 	close(s);
 	close(la);
@@ -698,7 +694,7 @@ TEST_F(tcp, disconnect_starts_clean)
 	       p50);
 	EXPECT_GT(150.0 * MS, p50);
 	EXPECT_EQ(1, after.abandoned - before.abandoned);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 /*
@@ -745,9 +741,9 @@ TEST_F(tcp, first_sends_at_once_one_slot)
 		SKIP(return, "needs two CPUs");
 	lfd = loopback_listen(AF_INET, rounds, &port);
 	ASSERT_LE(0, lfd);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &before));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &before));
 	ASSERT_EQ(0, pthread_create(&t, NULL, race_sender, &r));
 	for (round = 1; round <= rounds; round++) {
 		r.fd = client_connect(AF_INET, port);
@@ -769,12 +765,12 @@ TEST_F(tcp, first_sends_at_once_one_slot)
 	pthread_join(t, NULL);
 	close(lfd);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &after));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &after));
 	EXPECT_EQ(rounds, rows_count(&self->ex, port, KPROF_ROLE_CLIENT, NULL));
 	/* the server's one response per connection is abandoned at close */
 	EXPECT_EQ(rounds, after.abandoned - before.abandoned);
 	EXPECT_EQ(0, after.inflight);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 /* The server side is a role of its own and never mixes with clients. */
@@ -788,8 +784,8 @@ TEST_F(tcp, server_role_kept_apart)
 	uint16_t port;
 	uint32_t i;
 
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 10, &port, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
@@ -808,8 +804,8 @@ TEST_F(tcp, filters)
 
 	/* IPv6 only */
 	cfg.families = KPROF_FAMILY_INET6;
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
 	ASSERT_EQ(0, run_requests(AF_INET6, 0, 4, &p6, lat));
@@ -820,7 +816,7 @@ TEST_F(tcp, filters)
 	/* another process only */
 	cfg.families = 0;
 	cfg.tgid = getpid() + 100000;
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
@@ -829,7 +825,7 @@ TEST_F(tcp, filters)
 	cfg.tgid = getpid();
 	cfg.nr_rports = 1;
 	cfg.rports[0] = 1;	/* nothing listens there */
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
@@ -858,7 +854,7 @@ static int filtered_run(struct __test_metadata *_metadata, int fd,
 	if (server_start(&s, family, 0))
 		return -1;
 	set(cfg, s.port);
-	if (kp_config(fd, cfg) || kp_snapshot(fd))
+	if (kprof_set_config(fd, cfg) || kp_snapshot(fd))
 		return -1;
 	c = client_connect(family, s.port);
 	if (c < 0 || getsockname(c, (struct sockaddr *)&me, &len))
@@ -954,7 +950,7 @@ TEST_F(tcp, filters_let_the_selected_traffic_through)
 	uint64_t client, server;
 	unsigned int i;
 
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct kprof_config cfg = { .threshold_ns = 100 * MS * 1000 };
 
@@ -984,7 +980,7 @@ TEST_F(tcp, cgroup_filter)
 	uint64_t lat[4];
 	uint16_t p4;
 
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
 	if (!(info.features & KPROF_FEAT_CGROUP))
 		SKIP(return, "module has no cgroup filter");
 	if (statfs("/sys/fs/cgroup", &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
@@ -992,16 +988,16 @@ TEST_F(tcp, cgroup_filter)
 		SKIP(return, "/sys/fs/cgroup is not cgroup v2");
 
 	cfg.cgroup_id = 0xfffffffffffull;	/* no such cgroup */
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	EXPECT_EQ(0, self->ex.hdr->nr_tcp_rows);
 
 	cfg.cgroup_id = st.st_ino;
-	ASSERT_EQ(0, kp_config(self->fd, &cfg));
-	ASSERT_EQ(0, ioctl(self->fd, KPROF_IOC_GET_CONFIG, &got));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_get_config(self->fd, &got));
 	EXPECT_EQ(st.st_ino, got.cgroup_id);
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
@@ -1013,27 +1009,27 @@ TEST_F(tcp, bad_config_einval)
 	struct kprof_config cfg = { .size = sizeof(cfg) };
 
 	cfg.roles = 1;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
 	cfg.roles = 0;
 	cfg.families = 4;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
 	cfg.families = 0;
 	cfg.nr_rports = KPROF_MAX_PORTS + 1;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
 	cfg.nr_rports = 1;
 	cfg.rports[0] = 0;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
 	cfg.nr_rports = 0;
 	cfg.threshold_ns = 101ull * 1000 * MS;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
 	cfg.threshold_ns = 0;
 	cfg.reserved[1] = 1;
-	EXPECT_EQ(-EINVAL, kp_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kprof_set_config(self->fd, &cfg));
 	cfg.reserved[1] = 0;
-	EXPECT_EQ(0, kp_config(self->fd, &cfg));
-	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 0));
-	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_START, 1u << 31));
-	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_RESET, 1u << 31));
+	EXPECT_EQ(0, kprof_set_config(self->fd, &cfg));
+	EXPECT_EQ(-EINVAL, kprof_control(self->fd, KPROF_IOC_START, 0));
+	EXPECT_EQ(-EINVAL, kprof_control(self->fd, KPROF_IOC_START, 1u << 31));
+	EXPECT_EQ(-EINVAL, kprof_control(self->fd, KPROF_IOC_RESET, 1u << 31));
 }
 
 TEST_F(tcp, start_stop_and_reset)
@@ -1052,20 +1048,21 @@ TEST_F(tcp, start_stop_and_reset)
 	 * running; the interval reset, which dropped counts for every
 	 * reader, is retired since API 2.0
 	 */
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &port, lat));
-	EXPECT_EQ(-EINVAL, kp_ctl(self->fd, KPROF_IOC_RESET, 1));
+	EXPECT_EQ(-EINVAL, kprof_control(self->fd, KPROF_IOC_RESET, 1));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	EXPECT_EQ(4, rows_count(&self->ex, port, KPROF_ROLE_CLIENT, NULL));
 
 	/* stacks cannot be forgotten while running */
-	EXPECT_EQ(-EBUSY, kp_ctl(self->fd, KPROF_IOC_RESET,
-				 KPROF_RESET_STACKS));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
-	EXPECT_EQ(0, kp_ctl(self->fd, KPROF_IOC_RESET, KPROF_RESET_STACKS));
-	ASSERT_EQ(0, kp_stats(self->fd, &st));
+	EXPECT_EQ(-EBUSY, kprof_control(self->fd, KPROF_IOC_RESET,
+					KPROF_RESET_STACKS));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	EXPECT_EQ(0, kprof_control(self->fd, KPROF_IOC_RESET,
+				   KPROF_RESET_STACKS));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &st));
 	EXPECT_EQ(0, st.stacks);
 	EXPECT_EQ(0, st.inflight);
 }
@@ -1093,12 +1090,13 @@ static int stop_start(int fd, uint16_t port)
 	struct kprof_stats st;
 
 	(void)port;
-	if (kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP) || kp_stats(fd, &st))
+	if (kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_TCP) ||
+	    kprof_get_stats(fd, &st))
 		return -1;
 	/* forgotten at STOP: nothing in flight any more */
 	if (st.inflight)
 		return -1;
-	return kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP);
+	return kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP);
 }
 
 /* Only @port's client side, with threshold @thr. */
@@ -1108,7 +1106,7 @@ static int only_port(int fd, uint16_t port, uint64_t thr)
 		.threshold_ns = thr, .nr_rports = 1, .rports = { port },
 	};
 
-	return kp_config(fd, &cfg);
+	return kprof_set_config(fd, &cfg);
 }
 
 /* Another port only, every request walked: while @port's is in flight. */
@@ -1138,15 +1136,15 @@ TEST_F(tcp, stop_config_and_reset_on_requests_in_flight)
 
 	ASSERT_EQ(0, loopback_pair(&lfd, &c, &s, &port));
 	ASSERT_EQ(0, only_port(self->fd, port, 100 * MS * 1000));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &a));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &a));
 
 	/* STOP and START again while a request is in flight */
 	ASSERT_EQ(0, request_around(_metadata, self->fd, c, s, stop_start,
 				    port));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &b));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &b));
 	EXPECT_EQ(0, rows_sum(&self->ex, port, KPROF_ROLE_CLIENT, NULL, &sum));
 	EXPECT_EQ(a.requests, b.requests);
 	EXPECT_EQ(a.abandoned, b.abandoned);
@@ -1170,7 +1168,7 @@ TEST_F(tcp, stop_config_and_reset_on_requests_in_flight)
 	close(c);
 	close(s);
 	close(lfd);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 /*
@@ -1185,7 +1183,7 @@ TEST_F(tcp, dead_slots_reclaimed_while_running)
 	int fd, i, n = 300;
 
 	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	for (i = 0; i < n; i++) {
 		fd = client_connect(AF_INET, s.port);
 		ASSERT_LE(0, fd);
@@ -1194,13 +1192,13 @@ TEST_F(tcp, dead_slots_reclaimed_while_running)
 	}
 	server_stop(&s);
 	sleep_ns(200 * MS);
-	ASSERT_EQ(0, kp_stats(self->fd, &st));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &st));
 	TH_LOG("%d connections closed: %u slots in flight, %u dead",
 	       n, st.inflight, st.inflight_dead);
 	EXPECT_EQ(0, st.inflight);
 	EXPECT_GE(4, st.inflight_dead);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_stats(self->fd, &st));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &st));
 	EXPECT_EQ(0, st.inflight_dead);
 }
 
@@ -1239,7 +1237,7 @@ TEST_F(tcp, churn_on_all_cpus_counts_exactly)
 	pthread_t t[4];
 	int i;
 
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	for (i = 0; i < 4; i++) {
 		memset(&c[i], 0, sizeof(c[i]));
@@ -1255,7 +1253,7 @@ TEST_F(tcp, churn_on_all_cpus_counts_exactly)
 	}
 	sleep_ns(200 * MS);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &st));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &st));
 	for (i = 0; i < 4; i++) {
 		EXPECT_EQ(c[i].n, c[i].done);
 		EXPECT_EQ(c[i].done, rows_count(&self->ex, c[i].s.port,
@@ -1265,7 +1263,7 @@ TEST_F(tcp, churn_on_all_cpus_counts_exactly)
 	       st.inflight, st.inflight_dead);
 	EXPECT_EQ(0, st.inflight);
 	EXPECT_GE(4, st.inflight_dead);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 }
 
 /* A request in flight when its socket closes is abandoned, not latency. */
@@ -1277,9 +1275,9 @@ TEST_F(tcp, close_mid_request_is_abandoned)
 	int fd, i;
 
 	ASSERT_EQ(0, server_start(&s, AF_INET, 0));
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &before));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &before));
 	for (i = 0; i < 3; i++) {
 		fd = client_connect(AF_INET, s.port);
 		ASSERT_LE(0, fd);
@@ -1289,7 +1287,7 @@ TEST_F(tcp, close_mid_request_is_abandoned)
 	server_stop(&s);
 	sleep_ns(200 * MS);
 	ASSERT_EQ(0, kp_snapshot(self->fd));
-	ASSERT_EQ(0, kp_stats(self->fd, &after));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &after));
 	EXPECT_EQ(3, after.abandoned - before.abandoned);
 	EXPECT_EQ(3, self->ex.hdr->abandoned);
 	EXPECT_EQ(0, rows_count(&self->ex, s.port, 0, NULL));
@@ -1364,13 +1362,13 @@ TEST_F(tcp, start_beside_the_same_configuration_waits_for_nothing)
 	int fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC), i;
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, kp_ctl(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
-	ASSERT_EQ(0, kp_config(fd, &cfg));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(fd, &cfg));
 	for (i = 0; i < 20; i++) {
 		t0 = now_ns();
-		ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+		ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP));
 		t1 = now_ns();
-		ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+		ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 		t2 = now_ns();
 		start_max = t1 - t0 > start_max ? t1 - t0 : start_max;
 		stop_max = t2 - t1 > stop_max ? t2 - t1 : stop_max;
@@ -1406,8 +1404,8 @@ TEST(capacity_drops_counted)
 	fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, export_map(fd, &ex));
-	ASSERT_EQ(0, kp_config(fd, &cfg));
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_set_config(fd, &cfg));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_START, KPROF_RUN_TCP));
 	ASSERT_EQ(0, kp_snapshot(fd));
 
 	/* 24 endpoints into 16 rows */
@@ -1436,7 +1434,7 @@ TEST(capacity_drops_counted)
 		  counted + ex.hdr->drops_rows + ex.hdr->drops_export);
 
 	/* 100 requests in flight at once into 64 slots: 36 dropped */
-	ASSERT_EQ(0, kp_stats(fd, &st));
+	ASSERT_EQ(0, kprof_get_stats(fd, &st));
 	before = st.drops_inflight;
 	for (i = 0; i < NSRV; i++)
 		srv[i].respond = 0;
@@ -1447,7 +1445,7 @@ TEST(capacity_drops_counted)
 		ASSERT_LE(0, conns[i]);
 		ASSERT_EQ(sizeof(buf), send(conns[i], buf, sizeof(buf), 0));
 	}
-	ASSERT_EQ(0, kp_stats(fd, &st));
+	ASSERT_EQ(0, kprof_get_stats(fd, &st));
 	TH_LOG("%u in flight, %llu not tracked", st.inflight,
 	       (unsigned long long)(st.drops_inflight - before));
 	EXPECT_EQ(64, st.inflight);
@@ -1457,10 +1455,10 @@ TEST(capacity_drops_counted)
 	for (i = 0; i < NSRV; i++)
 		server_stop(&srv[i]);
 	sleep_ns(200 * MS);
-	ASSERT_EQ(0, kp_stats(fd, &st));
+	ASSERT_EQ(0, kprof_get_stats(fd, &st));
 	EXPECT_EQ(0, st.inflight);
 
-	ASSERT_EQ(0, kp_ctl(fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kprof_control(fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
 	export_unmap(&ex);
 	close(fd);
 	ASSERT_EQ(0, kprof_test_reload(""));

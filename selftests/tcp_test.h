@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Loopback request/response workloads and a minimal reader of the export
- * for the TCP latency selftests.
+ * Loopback request/response workloads and a reader of the export for the
+ * TCP latency selftests.  The device is reached through the reader's
+ * lib/ (dev.h, snapshot.h), the one client of /dev/kprof, linked into
+ * every program that includes this header.
  */
 #ifndef KPROF_TCP_TEST_H
 #define KPROF_TCP_TEST_H
@@ -12,13 +14,13 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 
 #include "kprof_test.h"
+#include "dev.h"
+#include "snapshot.h"
 
 #define REQ_LEN	16
 
@@ -192,21 +194,6 @@ static __attribute__((noinline, unused)) uint64_t client_request(int fd)
 
 /* ---- the module's side ---- */
 
-static inline int kp_ctl(int fd, unsigned long cmd, unsigned int what)
-{
-	struct kprof_ctl c = { .size = sizeof(c), .what = what };
-
-	return ioctl(fd, cmd, &c) ? -errno : 0;
-}
-
-static inline int kp_config(int fd, const struct kprof_config *cfg)
-{
-	struct kprof_config c = *cfg;
-
-	c.size = sizeof(c);
-	return ioctl(fd, KPROF_IOC_SET_CONFIG, &c) ? -errno : 0;
-}
-
 /*
  * Trace every request (threshold 0) and sample CPUs at @hz, in a session
  * of its own: the descriptor, which holds what it started until it is
@@ -219,9 +206,9 @@ static inline int kp_start_all(unsigned int hz)
 
 	if (fd < 0)
 		return -errno;
-	ret = kp_config(fd, &c);
+	ret = kprof_set_config(fd, &c);
 	if (!ret)
-		ret = kp_ctl(fd, KPROF_IOC_START, KPROF_RUN_ALL);
+		ret = kprof_control(fd, KPROF_IOC_START, KPROF_RUN_ALL);
 	if (ret) {
 		close(fd);
 		return ret;
@@ -248,14 +235,14 @@ static inline int kp_unload_refused(void)
  * stacks its rows name.  kp_snapshot() on any descriptor refreshes every
  * mapped export, as a snapshot published an interval for everyone before
  * 2.0; the first window starts at export_map().  @real is the module's
- * own read-only mapping.
+ * own read-only mapping, copied whole by lib's kp_map_copy().
  */
 struct export {
 	void *map;			/* the window */
 	size_t size;
 	struct kprof_mmap_header *hdr;	/* in @map */
 	struct kprof_tcp_row *rows;	/* in @map */
-	const void *real;		/* the module's mapping */
+	struct kp_map real;		/* the module's mapping */
 	void *last;			/* copy of @real at the last read */
 	void *cur;
 };
@@ -263,32 +250,10 @@ struct export {
 #define KP_EXPORTS_MAX	8
 static struct export *kp_exports[KP_EXPORTS_MAX];
 
-/* A consistent copy of the mapping into @dst; -1 if it kept changing. */
-static inline int export_copy(const struct export *e, void *dst)
-{
-	const struct kprof_mmap_header *h = e->real;
-	uint64_t g1, g2;
-	int try;
-
-	for (try = 0; try < 1000; try++) {
-		g1 = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
-		if (g1 & 1) {
-			sleep_ns(100000);
-			continue;
-		}
-		memcpy(dst, e->real, e->size);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		g2 = __atomic_load_n(&h->generation, __ATOMIC_RELAXED);
-		if (g1 == g2)
-			return 0;
-	}
-	return -1;
-}
+/* attempts at a consistent copy of the mapping: see kp_map_copy() */
+#define KP_COPY_TRIES	1000
 
 #define KP_TCP_KEY_LEN	offsetof(struct kprof_tcp_row, reserved0)
-/* lower(i) of the uapi header */
-#define KP_HIST_LOWER(i)	((i) < 8 ? (uint64_t)(i) :		\
-				 (uint64_t)(8 + (i) % 8) << ((i) / 8 - 1))
 
 /* @e->map = @e->cur - @e->last, key by key; see struct export. */
 static inline void export_window(struct export *e)
@@ -342,14 +307,14 @@ static inline void export_window(struct export *e)
 			/*
 			 * The window's min and max: its lowest and highest
 			 * buckets' bounds, within the row's since its birth
-			 * (the reader's rule, lower(i) of the uapi header).
+			 * (the reader's rule, with the uapi header's bounds).
 			 */
 			if (lo < KPROF_HIST_BUCKETS &&
-			    KP_HIST_LOWER(lo) > wr->min_ns)
-				wr->min_ns = KP_HIST_LOWER(lo);
+			    kprof_hist_lower(lo) > wr->min_ns)
+				wr->min_ns = kprof_hist_lower(lo);
 			if (hi < KPROF_HIST_BUCKETS - 1 &&
-			    KP_HIST_LOWER(hi + 1) - 1 < wr->max_ns)
-				wr->max_ns = KP_HIST_LOWER(hi + 1) - 1;
+			    kprof_hist_lower(hi + 1) - 1 < wr->max_ns)
+				wr->max_ns = kprof_hist_lower(hi + 1) - 1;
 		} else if (lr) {
 			wr->count = 0;
 		}
@@ -403,24 +368,21 @@ static inline void export_window(struct export *e)
 
 static inline int export_map(int fd, struct export *e)
 {
-	struct kprof_info info = { .size = sizeof(info) };
+	struct kprof_info info;
 	int i;
 
 	memset(e, 0, sizeof(*e));
-	if (ioctl(fd, KPROF_IOC_GET_INFO, &info))
+	if (kprof_get_info(fd, &info) || kp_map_open(fd, &info, &e->real))
 		return -1;
-	e->size = info.mmap_size;
-	e->real = mmap(NULL, e->size, PROT_READ, MAP_SHARED, fd, 0);
-	if (e->real == MAP_FAILED)
-		return -1;
+	e->size = e->real.size;
 	e->map = calloc(1, e->size);
 	e->last = calloc(1, e->size);
 	e->cur = calloc(1, e->size);
 	for (i = 0; i < KP_EXPORTS_MAX && kp_exports[i]; i++)
 		;
 	if (!e->map || !e->last || !e->cur || i == KP_EXPORTS_MAX ||
-	    export_copy(e, e->last)) {
-		munmap((void *)e->real, e->size);
+	    kp_map_copy(&e->real, e->last, KP_COPY_TRIES)) {
+		kp_map_close(&e->real);
 		free(e->map);
 		free(e->last);
 		free(e->cur);
@@ -441,7 +403,7 @@ static inline void export_unmap(struct export *e)
 	for (i = 0; i < KP_EXPORTS_MAX; i++)
 		if (kp_exports[i] == e)
 			kp_exports[i] = NULL;
-	munmap((void *)e->real, e->size);
+	kp_map_close(&e->real);
 	free(e->map);
 	free(e->last);
 	free(e->cur);
@@ -450,26 +412,21 @@ static inline void export_unmap(struct export *e)
 /* Snapshot, then every mapped export's window: see struct export. */
 static inline int kp_snapshot(int fd)
 {
-	struct kprof_snapshot s = { .size = sizeof(s) };
-	int i;
+	struct kprof_snapshot s;
+	int i, ret;
 
-	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &s))
-		return -errno;
+	ret = kprof_take_snapshot(fd, &s);
+	if (ret)
+		return ret;
 	for (i = 0; i < KP_EXPORTS_MAX; i++) {
 		if (!kp_exports[i])
 			continue;
-		if (export_copy(kp_exports[i], kp_exports[i]->cur))
+		if (kp_map_copy(&kp_exports[i]->real, kp_exports[i]->cur,
+				KP_COPY_TRIES))
 			return -EAGAIN;
 		export_window(kp_exports[i]);
 	}
 	return 0;
-}
-
-static inline int kp_stats(int fd, struct kprof_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	return ioctl(fd, KPROF_IOC_GET_STATS, st) ? -errno : 0;
 }
 
 /* What the rows matching (rport, role) hold: see rows_sum(). */
@@ -600,12 +557,8 @@ static inline const struct kprof_stack *find_stack(const struct export *e,
 static inline const char *stack_ksym(const struct export *e,
 				     const struct kprof_stack *st, uint32_t k)
 {
-	const char *s = (const char *)e->map + e->hdr->strings_off +
-			st->ksyms_off;
-
-	while (k--)
-		s += strlen(s) + 1;
-	return s;
+	return kp_stack_ksym(st, (const char *)e->map + e->hdr->strings_off,
+			     k);
 }
 
 /* Client threads doing request/response against one server until told. */

@@ -578,7 +578,7 @@ static uint64_t cpu_samples(int fd, unsigned int cpu)
 {
 	struct kprof_cpu_cost c;
 
-	return kprof_test_cpu_cost(fd, cpu, &c) ? 0 :
+	return kprof_get_cpu_cost(fd, cpu, &c) ? 0 :
 	       c.cost_calls[KPROF_COST_SAMPLE];
 }
 
@@ -617,10 +617,11 @@ static void tick_100hz(uint64_t *next)
 
 static int snapshot(int fd, uint64_t *gen)
 {
-	struct kprof_snapshot s = { .size = sizeof(s) };
+	struct kprof_snapshot s;
+	int ret = kprof_take_snapshot(fd, &s);
 
-	if (ioctl(fd, KPROF_IOC_SNAPSHOT, &s))
-		return -errno;
+	if (ret)
+		return ret;
 	*gen = s.generation;
 	return 0;
 }
@@ -690,7 +691,8 @@ static void *toggler_main(void *arg)
 		const struct toggle *t =
 			&toggles[rnd(&seed, sizeof(toggles) / sizeof(toggles[0]))];
 
-		ctl_expect(kp_ctl(fd, t->cmd, t->arg), 0, t->also_ok, t->what);
+		ctl_expect(kprof_control(fd, t->cmd, t->arg), 0, t->also_ok,
+			   t->what);
 		sleep_ns((50 + rnd(&seed, 200)) * MS);
 	}
 	return NULL;
@@ -726,7 +728,8 @@ static void *configer_main(void *arg)
 		if (exact) {
 			/* nothing that filters: same ports, same rate */
 			exact_config(&c);
-			ctl_expect(kp_config(fd, &c), 0, 0, "SET_CONFIG");
+			ctl_expect(kprof_set_config(fd, &c), 0, 0,
+				   "SET_CONFIG");
 		} else {
 			c.roles = rnd(&seed, 4) << 1;
 			c.families = rnd(&seed, 4);
@@ -737,16 +740,14 @@ static void *configer_main(void *arg)
 				c.nr_lports = 1;
 				c.lports[0] = servers[0].port;
 			}
-			ctl_expect(kp_config(fd, &c), 0, 0, "SET_CONFIG");
+			ctl_expect(kprof_set_config(fd, &c), 0, 0,
+				   "SET_CONFIG");
 			/* and one the module must refuse */
 			c.threshold_ns = 101ull * 1000 * MS;
-			ctl_expect(kp_config(fd, &c), -EINVAL, -EINVAL,
+			ctl_expect(kprof_set_config(fd, &c), -EINVAL, -EINVAL,
 				   "SET_CONFIG bad threshold");
 		}
-		memset(&c, 0, sizeof(c));
-		c.size = sizeof(c);
-		ctl_expect(ioctl(fd, KPROF_IOC_GET_CONFIG, &c) ? -errno : 0,
-			   0, 0, "GET_CONFIG");
+		ctl_expect(kprof_get_config(fd, &c), 0, 0, "GET_CONFIG");
 		sleep_ns((50 + rnd(&seed, 200)) * MS);
 	}
 	return NULL;
@@ -772,15 +773,15 @@ static void reader_session(int fd, unsigned int what, int stop)
 		struct kprof_config c = { .size = sizeof(c) };
 
 		exact_config(&c);
-		if (kp_config(fd, &c))
+		if (kprof_set_config(fd, &c))
 			reader_error("SET_CONFIG in a reader's session", errno);
 	}
-	if (kp_ctl(fd, KPROF_IOC_START, what)) {
+	if (kprof_control(fd, KPROF_IOC_START, what)) {
 		reader_error("START in a reader's session", errno);
 		return;
 	}
 	atomic_fetch_add(&session_starts, 1);
-	if (ioctl(fd, KPROF_IOC_GET_INFO, &info))
+	if (kprof_get_info(fd, &info))
 		reader_error("GET_INFO", errno);
 	else if ((info.running & what) != what || !info.sessions ||
 		 ((what & KPROF_RUN_TCP) && !info.holders_tcp) ||
@@ -788,8 +789,7 @@ static void reader_session(int fd, unsigned int what, int stop)
 		reader_error("what a session started is not running", 0);
 	ss = calloc(1, sizeof(*ss));
 	if (ss) {
-		ss->size = sizeof(*ss);
-		if (ioctl(fd, KPROF_IOC_GET_SESSIONS, ss))
+		if (kprof_get_sessions(fd, ss))
 			reader_error("GET_SESSIONS", errno);
 		for (i = 0; i < ss->nr_listed && i < KPROF_SESSIONS_MAX; i++)
 			if (ss->s[i].self)
@@ -799,7 +799,7 @@ static void reader_session(int fd, unsigned int what, int stop)
 			reader_error("a session does not list what it holds", 0);
 		free(ss);
 	}
-	if (stop && kp_ctl(fd, KPROF_IOC_STOP, what))
+	if (stop && kprof_control(fd, KPROF_IOC_STOP, what))
 		reader_error("STOP in a reader's session", errno);
 }
 
@@ -822,7 +822,7 @@ static void *reader_main(void *arg)
 
 		atomic_fetch_add(&reader_loops, 1);
 		fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || ioctl(fd, KPROF_IOC_GET_INFO, &info)) {
+		if (fd < 0 || kprof_get_info(fd, &info)) {
 			reader_error("open/GET_INFO", errno);
 			if (fd >= 0)
 				close(fd);
@@ -841,13 +841,12 @@ static void *reader_main(void *arg)
 			reader_error("header stayed odd or changing", 0);
 		else if (!header_sane(&h, info.mmap_size))
 			reader_error("header layout", 0);
-		if (kp_stats(fd, &st))
+		if (kprof_get_stats(fd, &st))
 			reader_error("GET_STATS", errno);
 		q = calloc(1, sizeof(*q));
 		if (q) {
-			q->size = sizeof(*q);
-			q->id = 1 + rnd(&seed, st.stacks + 1);
-			if (ioctl(fd, KPROF_IOC_GET_STACK, q) && errno != ENOENT)
+			if (kprof_get_stack(fd, 1 + rnd(&seed, st.stacks + 1),
+					    q) && errno != ENOENT)
 				reader_error("GET_STACK", errno);
 			free(q);
 		}
@@ -1017,7 +1016,7 @@ static int wait_inflight_zero(struct kprof_stats *st)
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		if (kp_stats(dev_fd, st))
+		if (kprof_get_stats(dev_fd, st))
 			return -1;
 		if (!st->inflight)
 			return 0;
@@ -1047,7 +1046,7 @@ static int run(unsigned int secs, int hotplug)
 	if (servers_start(port_base()))
 		return 2;
 	dev_fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
-	if (dev_fd < 0 || ioctl(dev_fd, KPROF_IOC_GET_INFO, &info)) {
+	if (dev_fd < 0 || kprof_get_info(dev_fd, &info)) {
 		perror("torture: " KPROF_TEST_DEV);
 		return 2;
 	}
@@ -1060,9 +1059,9 @@ static int run(unsigned int secs, int hotplug)
 	if (exact)
 		set_ports(&c);
 	/* a clean start: nothing before this snapshot counts */
-	if (kp_ctl(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL) ||
-	    kp_config(dev_fd, &c) ||
-	    kp_ctl(dev_fd, KPROF_IOC_START, KPROF_RUN_ALL) ||
+	if (kprof_control(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL) ||
+	    kprof_set_config(dev_fd, &c) ||
+	    kprof_control(dev_fd, KPROF_IOC_START, KPROF_RUN_ALL) ||
 	    snapshot(dev_fd, &gen)) {
 		perror("torture: start");
 		return 2;
@@ -1073,7 +1072,7 @@ static int run(unsigned int secs, int hotplug)
 		memset(&cnt, 0, sizeof(cnt));
 	}
 	/* exact: CPU 0 (never offline) against the kernel's own sampling */
-	two_cpus = !kprof_test_cpu_cost(dev_fd, 1, &cpu1) && cpu1.online;
+	two_cpus = !kprof_get_cpu_cost(dev_fd, 1, &cpu1) && cpu1.online;
 	if (exact && !kprof_test_ref_open(&ref, -1, 0, SAMPLE_HZ, secs + 10)) {
 		calls0 = cpu_samples(dev_fd, 0);
 		calls1 = cpu_samples(dev_fd, 1);
@@ -1105,8 +1104,8 @@ static int run(unsigned int secs, int hotplug)
 		atomic_store(&stop_chaos, 1);
 		pthread_join(toggler, NULL);
 		pthread_join(configer, NULL);
-		ctl_expect(kp_ctl(dev_fd, KPROF_IOC_START, KPROF_RUN_ALL), 0, 0,
-			   "final START");
+		ctl_expect(kprof_control(dev_fd, KPROF_IOC_START,
+					 KPROF_RUN_ALL), 0, 0, "final START");
 		sleep_ns(1000 * MS);
 	}
 	live = traffic_stop();
@@ -1219,10 +1218,8 @@ static int run(unsigned int secs, int hotplug)
 		      (unsigned long long)cnt.snapshots);
 	}
 	/* every other session is closed: the main one's STOP ends it all */
-	kp_ctl(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
-	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
-	i = ioctl(dev_fd, KPROF_IOC_GET_INFO, &info);
+	kprof_control(dev_fd, KPROF_IOC_STOP, KPROF_RUN_ALL);
+	i = kprof_get_info(dev_fd, &info);
 	check(!i && atomic_load(&session_starts) &&
 	      atomic_load(&churn_sessions) && !info.running &&
 	      !info.holders_tcp && !info.holders_cpu && info.sessions == 1,

@@ -56,6 +56,22 @@ KPROF_GET(kprof_get_info, KPROF_IOC_GET_INFO, kprof_info)
 KPROF_GET(kprof_get_config, KPROF_IOC_GET_CONFIG, kprof_config)
 KPROF_GET(kprof_get_stats, KPROF_IOC_GET_STATS, kprof_stats)
 KPROF_GET(kprof_get_sessions, KPROF_IOC_GET_SESSIONS, kprof_sessions)
+KPROF_GET(kprof_take_snapshot, KPROF_IOC_SNAPSHOT, kprof_snapshot)
+
+int kprof_control(int fd, unsigned long cmd, __u32 what)
+{
+	struct kprof_ctl c = { .size = sizeof(c), .what = what };
+
+	return kprof_dev_try(fd, cmd, &c);
+}
+
+int kprof_set_config(int fd, const struct kprof_config *cfg)
+{
+	struct kprof_config c = *cfg;
+
+	c.size = sizeof(c);
+	return kprof_dev_try(fd, KPROF_IOC_SET_CONFIG, &c);
+}
 
 int kprof_get_cpu_cost(int fd, __u32 cpu, struct kprof_cpu_cost *c)
 {

@@ -37,4 +37,16 @@ int kprof_get_cpu_cost(int fd, __u32 cpu, struct kprof_cpu_cost *c);
 int kprof_get_sessions(int fd, struct kprof_sessions *ss);
 int kprof_get_stack(int fd, __u32 id, struct kprof_stack_query *q);
 
+/*
+ * What changes the module's state for the descriptor's session (see
+ * KPROF_IOC_START in the uapi header): KPROF_IOC_START, KPROF_IOC_STOP or
+ * KPROF_IOC_RESET with @what; KPROF_IOC_SET_CONFIG with a copy of @cfg;
+ * KPROF_IOC_SNAPSHOT, which publishes the counts in the mapping and fills
+ * @s (the generation and this descriptor's view).  0 or -errno, nothing
+ * printed, as above.
+ */
+int kprof_control(int fd, unsigned long cmd, __u32 what);
+int kprof_set_config(int fd, const struct kprof_config *cfg);
+int kprof_take_snapshot(int fd, struct kprof_snapshot *s);
+
 #endif

@@ -428,3 +428,24 @@ fail:
 		snprintf(err, errlen, "out of memory copying the interval");
 	return ret;
 }
+
+int kp_map_copy(const struct kp_map *map, void *dst, unsigned int tries)
+{
+	const struct kprof_mmap_header *shared = map->base;
+	uint64_t g1, g2;
+	unsigned int try;
+
+	for (try = 0; try < tries; try++) {
+		g1 = __atomic_load_n(&shared->generation, __ATOMIC_ACQUIRE);
+		if (g1 & 1) {
+			pause_briefly();
+			continue;
+		}
+		memcpy(dst, map->base, map->size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		g2 = __atomic_load_n(&shared->generation, __ATOMIC_RELAXED);
+		if (g1 == g2)
+			return 0;
+	}
+	return -EAGAIN;
+}

@@ -25,6 +25,15 @@ int kp_map_open(int fd, const struct kprof_info *info, struct kp_map *map);
 void kp_map_close(struct kp_map *map);
 
 /*
+ * A consistent copy of the whole mapping into @dst (map->size bytes), the
+ * module's layout as it is, for a reader that keeps that layout (the
+ * selftests): read the generation (acquire), copy, re-read it; at most
+ * @tries attempts, pausing while it is odd.  Nothing is validated.
+ * 0, or -EAGAIN if the generation stayed odd or kept changing.
+ */
+int kp_map_copy(const struct kp_map *map, void *dst, unsigned int tries);
+
+/*
  * An interval, copied out of the mapping into memory the reader owns.
  * Records are our own struct sizes (the module's may be larger); @stacks
  * are sorted by ID; @strings has a NUL after @strings_len bytes.

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -61,6 +62,28 @@ static void check_copy(struct synth *s, const struct kp_snapshot *snap)
 	EXPECT(kp_snapshot_stack(snap, 11), "stack 11, no kernel frames");
 	EXPECT(!kp_snapshot_stack(snap, 99), "no stack 99");
 	EXPECT(!kp_snapshot_stack(snap, 0), "no stack 0");
+}
+
+/* kp_map_copy(): the mapping byte for byte, or -EAGAIN mid-write. */
+static void test_map_copy(void)
+{
+	struct kp_map map;
+	struct synth s;
+	char *dst;
+
+	synth_build(&s, &std_layout);
+	map.base = s.buf;
+	map.size = s.size;
+	dst = calloc(1, s.size);
+	EXPECT(dst, "calloc");
+	if (dst) {
+		EXPECT(kp_map_copy(&map, dst, 1) == 0, "even generation");
+		EXPECT(!memcmp(dst, s.buf, s.size), "copied as it is");
+		s.h->generation = 3;
+		EXPECT(kp_map_copy(&map, dst, 3) == -EAGAIN, "odd generation");
+		free(dst);
+	}
+	synth_free(&s);
 }
 
 static void accept_layout(const struct synth_layout *l)
@@ -479,5 +502,6 @@ const struct kp_test t_snapshot[] = {
 	{ "snapshot rejects: CPU rows overlapping stacks", test_cpu_rows_overlap_stacks },
 	{ "snapshot rejects: CPU rows overlapping strings", test_cpu_rows_overlap_strings },
 	{ "snapshot: a racing writer never yields a torn copy", test_race },
+	{ "snapshot: the mapping copied as it is, never mid-write", test_map_copy },
 	{ NULL, NULL },
 };
