@@ -56,19 +56,6 @@ static unsigned int kprof_epoch;
 static u64 kprof_closed_totals[KPROF_CNT_NR];
 static u64 kprof_closed_stotals[KPROF_SCNT_NR];
 
-unsigned int kprof_hist_index(u64 v)
-{
-	unsigned int msb, idx;
-
-	if (v < (1U << KPROF_HIST_SUB_BITS))
-		return v;
-	msb = fls64(v) - 1;
-	idx = ((msb - KPROF_HIST_SUB_BITS + 1) << KPROF_HIST_SUB_BITS) +
-	      ((v >> (msb - KPROF_HIST_SUB_BITS)) &
-	       ((1U << KPROF_HIST_SUB_BITS) - 1));
-	return min_t(unsigned int, idx, KPROF_HIST_BUCKETS - 1);
-}
-
 static struct kprof_interval *kprof_cur_interval(void)
 {
 	return &this_cpu_ptr(kprof_cpus)->iv[READ_ONCE(kprof_epoch) & 1];
@@ -121,7 +108,7 @@ add:
 		s->min_ns = lat_ns;
 	if (lat_ns > s->max_ns)
 		s->max_ns = lat_ns;
-	s->hist[kprof_hist_index(lat_ns)]++;
+	s->hist[kprof_hist_bucket(lat_ns)]++;
 	iv->counters[KPROF_CNT_REQUESTS]++;
 }
 
@@ -182,8 +169,8 @@ void kprof_agg_close_interval(void)
  */
 static void kprof_slot_clear(struct kprof_tcp_slot *s)
 {
-	unsigned int lo = kprof_hist_index(s->min_ns);
-	unsigned int hi = kprof_hist_index(s->max_ns);
+	unsigned int lo = kprof_hist_bucket(s->min_ns);
+	unsigned int hi = kprof_hist_bucket(s->max_ns);
 
 	if (lo <= hi)	/* always, for a slot that counted a request */
 		memset(&s->hist[lo], 0, (hi - lo + 1) * sizeof(s->hist[0]));

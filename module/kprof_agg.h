@@ -62,7 +62,6 @@ void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns);
 void kprof_agg_count(enum kprof_counter c);
 void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
 		      bool stack_dropped, u8 views);
-unsigned int kprof_hist_index(u64 v);
 /* Snapshot side, serialised by the caller. */
 typedef void (*kprof_row_fn_t)(const struct kprof_tcp_slot *s, void *arg);
 typedef void (*kprof_cpu_row_fn_t)(const struct kprof_cpu_slot *s, void *arg);

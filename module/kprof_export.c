@@ -241,8 +241,8 @@ add:
 	r->min_ns = min(r->min_ns, s->min_ns);
 	r->max_ns = max(r->max_ns, s->max_ns);
 	/* only the buckets between the slot's min and max can be non-zero */
-	hi = kprof_hist_index(s->max_ns);
-	for (i = kprof_hist_index(s->min_ns); i <= hi; i++)
+	hi = kprof_hist_bucket(s->max_ns);
+	for (i = kprof_hist_bucket(s->min_ns); i <= hi; i++)
 		r->hist[i] += s->hist[i];	/* wraps: readers difference */
 }
 
