@@ -471,8 +471,8 @@ TEST(ipv4_mapped_clients_masked_as_ipv4)
  */
 struct evict_reader {
 	int fd;
-	const void *map;
-	size_t size;
+	struct kp_map map;		/* the module's mapping */
+	void *copy;			/* lib's consistent copy of it */
 	uint16_t port[32];		/* our servers */
 	uint64_t birth[32], count[32];	/* as last read */
 	uint64_t counted, drops_export, nr_rows;
@@ -480,36 +480,28 @@ struct evict_reader {
 
 static int evict_read(struct evict_reader *r, unsigned int nr_ports)
 {
-	const struct kprof_mmap_header *h = r->map;
+	const struct kprof_mmap_header *h = r->copy;
 	const struct kprof_tcp_row *row;
-	uint64_t g1, drops;
 	unsigned int i, p;
 
-	if (kp_snapshot(r->fd))
+	if (kp_snapshot(r->fd) || kp_map_copy(&r->map, r->copy, KP_COPY_TRIES))
 		return -1;
-	do {
-		g1 = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
-		drops = h->drops_export;
-		r->nr_rows = h->nr_tcp_rows;
-		for (i = 0; !(g1 & 1) && i < h->nr_tcp_rows; i++) {
-			row = (const void *)((const char *)r->map +
-					     h->tcp_rows_off +
-					     (size_t)i * h->tcp_row_size);
-			for (p = 0; p < nr_ports; p++) {
-				if (row->rport != r->port[p] ||
-				    row->role != KPROF_ROLE_CLIENT)
-					continue;
-				if (row->birth != r->birth[p])
-					r->count[p] = 0;
-				r->counted += row->count - r->count[p];
-				r->count[p] = row->count;
-				r->birth[p] = row->birth;
-			}
+	r->nr_rows = h->nr_tcp_rows;
+	for (i = 0; i < h->nr_tcp_rows; i++) {
+		row = (const void *)((const char *)r->copy + h->tcp_rows_off +
+				     (size_t)i * h->tcp_row_size);
+		for (p = 0; p < nr_ports; p++) {
+			if (row->rport != r->port[p] ||
+			    row->role != KPROF_ROLE_CLIENT)
+				continue;
+			if (row->birth != r->birth[p])
+				r->count[p] = 0;
+			r->counted += row->count - r->count[p];
+			r->count[p] = row->count;
+			r->birth[p] = row->birth;
 		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while ((g1 & 1) || g1 != __atomic_load_n(&h->generation,
-						      __ATOMIC_RELAXED));
-	r->drops_export = drops;
+	}
+	r->drops_export = h->drops_export;
 	return 0;
 }
 
@@ -569,10 +561,9 @@ TEST(eviction_keeps_every_readers_counts)
 		r[i].fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
 		ASSERT_LE(0, r[i].fd);
 		ASSERT_EQ(0, kprof_get_info(r[i].fd, &info));
-		r[i].size = info.mmap_size;
-		r[i].map = mmap(NULL, r[i].size, PROT_READ, MAP_SHARED,
-				r[i].fd, 0);
-		ASSERT_NE(MAP_FAILED, r[i].map);
+		ASSERT_EQ(0, kp_map_open(r[i].fd, &info, &r[i].map));
+		r[i].copy = malloc(r[i].map.size);
+		ASSERT_NE(NULL, r[i].copy);
 	}
 	ASSERT_EQ(0, kprof_set_config(r[0].fd, &cfg));
 	ASSERT_EQ(0, kprof_control(r[0].fd, KPROF_IOC_START, KPROF_RUN_TCP));
@@ -609,7 +600,8 @@ TEST(eviction_keeps_every_readers_counts)
 
 	evict_servers_stop(srv, 24);
 	for (i = 0; i < 2; i++) {
-		munmap((void *)r[i].map, r[i].size);
+		kp_map_close(&r[i].map);
+		free(r[i].copy);
 		close(r[i].fd);
 	}
 	ASSERT_EQ(0, kprof_test_reload(""));
