@@ -242,7 +242,8 @@ install-module: module
 
 install: reader
 	install -D -m 0755 userspace/kprof $(DESTDIR)$(PREFIX)/bin/kprof
-	install -D -m 0644 userspace/kprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/kprof.1
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 userspace/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -D -m 0644 docs/kprofmod.4 $(DESTDIR)$(PREFIX)/share/man/man4/kprofmod.4
 	install -D -m 0644 userspace/kprof.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kprof

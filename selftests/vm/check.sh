@@ -202,8 +202,8 @@ splat_check()
 # the console in $out/console-NAME.log and record whether it came back.
 # The guest's two vCPUs run in one host thread (-accel tcg,thread=single):
 # with a host thread per vCPU, an emulated CPU can go on executing a
-# temporary int3 that another vCPU has already patched back (see README,
-# Torture), which hangs or breaks any test that registers a probe under
+# temporary int3 that another vCPU has already patched back (see
+# docs/testing.md, Torture), which hangs or breaks any test that registers a probe under
 # traffic: an emulator artifact, not the module's, and every suite does
 # that (kprofmod registers its kprobes when TCP tracing starts).
 # KPROF_TCG_THREAD=multi gives each vCPU a host thread, for experiments.
@@ -343,7 +343,7 @@ if [ "$gates" = 1 ]; then
 
 	# The manual pages: no groff or man warning, at the width man uses
 	# when not on a terminal.
-	for page in userspace/kprof.1 docs/kprofmod.4; do
+	for page in userspace/man/*.1 docs/kprofmod.4; do
 		log=$out/man-${page##*/}.log
 		{ groff -man -ww -z "$page" &&
 		  MANWIDTH=80 man --warnings -l "$page" >/dev/null; } >"$log" 2>&1

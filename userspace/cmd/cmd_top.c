@@ -826,6 +826,6 @@ const struct kp_cmd kp_cmd_top = {
 		 "10s (a request counts under le only if its whole histogram bucket is at\n"
 		 "most le).  It is written once at start and after every interval, and\n"
 		 "left in place on exit.  A daemon: kprof top -i 15 -q --prometheus\n"
-		 "/var/lib/prometheus/node-exporter/kprof.prom (see kprof(1)).\n",
+		 "/var/lib/prometheus/node-exporter/kprof.prom (see kprof-top(1)).\n",
 	.run = top_run,
 };
