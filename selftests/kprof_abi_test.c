@@ -78,7 +78,7 @@ TEST_F(dev, get_info_contents)
 }
 
 /*
- * Every feature the README promises on every supported kernel (none is
+ * Every feature docs/testing.md promises on every supported kernel (none is
  * absent by version): the tests of a missing one would only skip.
  * Cycles depend on the machine, not the kernel.
  */
