@@ -11,11 +11,14 @@
  *   2 lib/       the ABI client: opening /dev/kprof, version negotiation,
  *                the typed ioctls, the mapped snapshot
  *   3 core/      the model: sessions and intervals, histograms, endpoints,
- *                stacks and symbols, process maps, recordings
- *   4 analysis/  what the numbers say: findings, the module's own cost
- *   5 output/    renderers: JSON (json-c), the report's text, Prometheus
- *                text, pprof (protobuf-c, zlib), folded stacks
- *   6 cmd/       main() and the commands: options, the loop, the output
+ *                stacks and symbols, process maps, recordings, a measured
+ *                window, the module's status
+ *   4 analysis/  what the numbers say: findings, the module's own cost,
+ *                abtest's verdict
+ *   5 output/    renderers: every JSON (json-c, no other layer's), the
+ *                report's, status's and stacks' text, Prometheus text,
+ *                pprof (protobuf-c, zlib), folded stacks
+ *   6 cmd/       main() and the commands: options, the loop, which output
  *
  * Tests (tests/, fuzz/) see every layer.
  */
@@ -38,8 +41,8 @@
 #pragma GCC poison ioctl
 #endif
 
-/* JSON is built in output/ (and, for now, by the commands that print it). */
-#if KP_LAYER < KP_LAYER_OUTPUT
+/* JSON is built in output/ alone: json-c is for no other layer. */
+#if KP_LAYER != KP_LAYER_OUTPUT
 #pragma GCC poison json_object
 #endif
 

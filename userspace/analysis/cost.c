@@ -20,12 +20,6 @@ const char *kp_cost_kind_name(unsigned int k)
 	return k < sizeof(kinds) / sizeof(kinds[0]) ? kinds[k] : NULL;
 }
 
-int kp_stats_have_guard(const struct kprof_stats *st)
-{
-	return st->size >= offsetof(struct kprof_stats, shed_requests) +
-			   sizeof(st->shed_requests);
-}
-
 uint64_t kp_cost_total(const struct kprof_stats *st, uint64_t *calls)
 {
 	uint64_t ns = 0, n = 0;

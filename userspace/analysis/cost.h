@@ -11,8 +11,7 @@
 
 #include <linux/kprof.h>
 
-/* Did the module fill the guard's fields of @st (API 1.4 or later)? */
-int kp_stats_have_guard(const struct kprof_stats *st);
+#include "dev.h"
 
 /* Total estimated handler time of @st, and its calls in *@calls. */
 uint64_t kp_cost_total(const struct kprof_stats *st, uint64_t *calls);

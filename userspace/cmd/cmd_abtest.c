@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
+#include "abtest.h"
+#include "abtest_json.h"
 #include "dev.h"
 #include "kprof.h"
 #include "opts.h"
@@ -39,8 +39,6 @@
 #define DEFAULT_ROUNDS	10
 #define MAX_ROUNDS	1000
 #define MAX_WARMUP	100
-/* Two-sided sign-test level below which a difference is not chance. */
-#define SIGNIFICANCE	0.05
 
 struct ab_opts {
 	uint64_t rounds;
@@ -172,12 +170,8 @@ static int ab_parse(int argc, char **argv, struct ab_opts *o)
 	o->warmup = 1;
 	kp_sess_opts_init(&o->sess);
 
-	ret = kp_opts_parse("abtest", ab_opts, o, argc, argv);
-	if (ret == KP_OPTS_HELP) {
-		kp_cmd_usage(&kp_cmd_abtest, stdout);
-		return 0;
-	}
-	if (ret != KP_OPTS_RUN)
+	ret = kp_cmd_parse(&kp_cmd_abtest, o, argc, argv, 1);
+	if (ret >= 0)
 		return ret;
 	if (optind >= argc) {
 		kp_err("abtest: missing COMMAND (kprof abtest [OPTIONS] -- COMMAND [ARGS])");
@@ -303,52 +297,7 @@ static int run_once(const struct ab_opts *o, struct kp_session *s,
 	return 0;
 }
 
-struct ab_result {
-	unsigned int rounds;
-	double *a, *b;		/* seconds, per round */
-	double *slow;		/* B / A - 1, per round */
-	double a_med, b_med, a_noise;
-	double slow_med, slow_q1, slow_q3, slow_min, slow_max;
-	unsigned int b_slower, a_slower;
-	double p;
-	int within_noise;
-};
-
-static void ab_analyse(struct ab_result *r)
-{
-	unsigned int n = r->rounds, i;
-	double *tmp = calloc(n, sizeof(*tmp));
-
-	if (!tmp)
-		abort();
-	r->b_slower = r->a_slower = 0;
-	for (i = 0; i < n; i++) {
-		r->slow[i] = r->b[i] / r->a[i] - 1;
-		r->b_slower += r->b[i] > r->a[i];
-		r->a_slower += r->b[i] < r->a[i];
-	}
-	memcpy(tmp, r->a, n * sizeof(*tmp));
-	r->a_med = kp_quantile(tmp, n, 0.5);
-	r->a_noise = r->a_med > 0 ? kp_mad(tmp, n) / r->a_med : 0;
-	memcpy(tmp, r->b, n * sizeof(*tmp));
-	r->b_med = kp_quantile(tmp, n, 0.5);
-	memcpy(tmp, r->slow, n * sizeof(*tmp));
-	r->slow_med = kp_quantile(tmp, n, 0.5);
-	r->slow_q1 = kp_quantile(tmp, n, 0.25);
-	r->slow_q3 = kp_quantile(tmp, n, 0.75);
-	r->slow_min = tmp[0];
-	r->slow_max = tmp[n - 1];
-	r->p = kp_sign_test(r->b_slower, r->a_slower);
-	/*
-	 * A difference is noise unless it is both consistent (sign test)
-	 * and larger than the command's own run-to-run spread.
-	 */
-	r->within_noise = r->p >= SIGNIFICANCE ||
-			  fabs(r->slow_med) <= r->a_noise;
-	free(tmp);
-}
-
-static void ab_print(const struct ab_opts *o, const struct ab_result *r)
+static void ab_print(const struct ab_opts *o, const struct kp_ab_result *r)
 {
 	char a[KP_DURATION_LEN], b[KP_DURATION_LEN];
 	unsigned int i;
@@ -375,50 +324,6 @@ static void ab_print(const struct ab_opts *o, const struct ab_result *r)
 		       100 * r->slow_med);
 }
 
-static json_object *json_array(const double *v, unsigned int n)
-{
-	json_object *a = json_object_new_array();
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_double(v[i]));
-	return a;
-}
-
-static void ab_json(const struct ab_opts *o, const struct ab_result *r)
-{
-	json_object *j = json_object_new_object(), *cmd, *s;
-	unsigned int i;
-
-	cmd = json_object_new_array();
-	for (i = 0; o->argv[i]; i++)
-		json_object_array_add(cmd, json_object_new_string(o->argv[i]));
-	json_object_object_add(j, "command", cmd);
-	json_object_object_add(j, "rounds", json_object_new_int(r->rounds));
-	json_object_object_add(j, "warmup", json_object_new_int64(o->warmup));
-	json_object_object_add(j, "detached_s", json_array(r->a, r->rounds));
-	json_object_object_add(j, "attached_s", json_array(r->b, r->rounds));
-	json_object_object_add(j, "detached_median_s",
-			       json_object_new_double(r->a_med));
-	json_object_object_add(j, "attached_median_s",
-			       json_object_new_double(r->b_med));
-	json_object_object_add(j, "noise", json_object_new_double(r->a_noise));
-	s = json_object_new_object();
-	json_object_object_add(s, "median", json_object_new_double(r->slow_med));
-	json_object_object_add(s, "q1", json_object_new_double(r->slow_q1));
-	json_object_object_add(s, "q3", json_object_new_double(r->slow_q3));
-	json_object_object_add(s, "min", json_object_new_double(r->slow_min));
-	json_object_object_add(s, "max", json_object_new_double(r->slow_max));
-	json_object_object_add(j, "slowdown", s);
-	json_object_object_add(j, "attached_slower",
-			       json_object_new_int(r->b_slower));
-	json_object_object_add(j, "sign_test_p", json_object_new_double(r->p));
-	json_object_object_add(j, "within_noise",
-			       json_object_new_boolean(r->within_noise));
-	printf("%s\n", json_object_to_json_string_ext(j,
-		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(j);
-}
 
 /*
  * A detached run is one with nothing of what the attached runs trace
@@ -460,7 +365,7 @@ static int run_one(const struct ab_opts *o, struct kp_session *s,
 
 static int abtest_run(int argc, char **argv)
 {
-	struct ab_result r = { 0 };
+	struct kp_ab_result r = { 0 };
 	struct kp_session s;
 	struct ab_opts o;
 	uint64_t i, ns;
@@ -505,9 +410,9 @@ static int abtest_run(int argc, char **argv)
 			(attached ? r.b : r.a)[i] = (double)ns / 1e9;
 		}
 	}
-	ab_analyse(&r);
+	kp_ab_analyse(&r);
 	if (o.json)
-		ab_json(&o, &r);
+		kp_ab_json(o.argv, o.warmup, &r);
 	else
 		ab_print(&o, &r);
 	ret = 0;

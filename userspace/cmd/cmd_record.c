@@ -13,14 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "folded.h"
 #include "kprof.h"
+#include "measure.h"
 #include "outfile.h"
 #include "pprof.h"
 #include "rec.h"
-#include "report_json.h"
+#include "record_json.h"
 #include "session.h"
 #include "stack.h"
 #include "symbolize.h"
@@ -30,7 +29,6 @@
 #define MIN_DURATION_NS	(KP_NSEC_PER_SEC / 100)
 #define MAX_DURATION_NS	(86400 * KP_NSEC_PER_SEC)
 /* Snapshots this often, so that no per-CPU table fills up. */
-#define SNAPSHOT_NS	KP_NSEC_PER_SEC
 
 #define LATENCY_SUFFIX	".latency.pb.gz"
 
@@ -56,10 +54,7 @@ struct rec_opts {
 
 struct record {
 	struct rec_opts o;
-	struct kp_session s;
-	struct kp_sym *sym;
-	struct kp_stacks stacks;
-	struct kp_rec rec;
+	struct kp_measure m;
 	struct kp_out out;
 	struct kp_out lat;	/* pprof: FILE.latency.pb.gz */
 	char *lat_path;
@@ -85,33 +80,6 @@ static int record_format(const char *cmd, const struct kp_opt *row,
 	return 0;
 }
 
-static int record_file_mode(const char *cmd, const struct kp_opt *row,
-			    const char *arg, void *base)
-{
-	struct rec_opts *o = base;
-	const char *why;
-
-	(void)row;
-	why = kp_out_parse_mode(arg, &o->file.mode);
-	if (why) {
-		kp_err("%s: --file-mode '%s': %s", cmd, arg, why);
-		return -1;
-	}
-	return 0;
-}
-
-static int record_shared_dir(const char *cmd, const struct kp_opt *row,
-			     const char *arg, void *base)
-{
-	struct rec_opts *o = base;
-
-	(void)cmd;
-	(void)row;
-	(void)arg;
-	o->file.shared_dir = true;
-	return 0;
-}
-
 #define REC_SESS(row, ...)						\
 	{ .ref = &kp_sess_rows[KP_SESS_ROW_##row],			\
 	  .off = offsetof(struct rec_opts, sess), __VA_ARGS__ }
@@ -128,13 +96,10 @@ static const struct kp_opt record_opts[] = {
 	  .off = offsetof(struct rec_opts, out),
 	  .help = "write FILE (via a new temporary file in its\n"
 		  "directory, renamed when complete)" },
-	{ .name = "file-mode", .arg = "MODE", .kind = KP_OPT_KIND_CALL,
-	  .call = record_file_mode,
-	  .help = "FILE's permissions, octal (default 0600)" },
-	{ .name = "shared-dir", .kind = KP_OPT_KIND_CALL,
-	  .call = record_shared_dir,
-	  .help = "write even into a directory that another user\n"
-		  "owns or that group or others can write" },
+	{ .ref = &kp_out_rows[KP_OUT_ROW_MODE],
+	  .off = offsetof(struct rec_opts, file) },
+	{ .ref = &kp_out_rows[KP_OUT_ROW_SHARED_DIR],
+	  .off = offsetof(struct rec_opts, file) },
 	{ .name = "format", .arg = "FORMAT", .choices = "folded|pprof|json",
 	  .kind = KP_OPT_KIND_CALL, .call = record_format,
 	  .help = "folded (default): flame graph input, CPU samples\n"
@@ -167,17 +132,9 @@ static int record_parse(int argc, char **argv, struct rec_opts *o)
 	o->file.mode = KP_OUT_MODE;
 	kp_sess_opts_init(&o->sess);
 
-	ret = kp_opts_parse("record", record_opts, o, argc, argv);
-	if (ret == KP_OPTS_HELP) {
-		kp_cmd_usage(&kp_cmd_record, stdout);
-		return 0;
-	}
-	if (ret != KP_OPTS_RUN)
+	ret = kp_cmd_parse(&kp_cmd_record, o, argc, argv, 0);
+	if (ret >= 0)
 		return ret;
-	if (optind < argc) {
-		kp_err("record: unexpected argument '%s'", argv[optind]);
-		return KP_EXIT_USAGE;
-	}
 	if (!o->duration_ns) {
 		kp_err("record: missing -d SECONDS (see `kprof record --help`)");
 		return KP_EXIT_USAGE;
@@ -203,24 +160,22 @@ static int record_parse(int argc, char **argv, struct rec_opts *o)
 
 /* --- progress ---------------------------------------------------------- */
 
-static void progress(struct record *r, uint64_t elapsed_ns, int done)
+static void progress(void *ctx, uint64_t elapsed_ns, int done)
 {
-	char a[KP_DURATION_LEN], b[KP_DURATION_LEN];
+	struct record *r = ctx;
+	char extra[64] = "";
+	int n = 0;
 
 	if (!r->progress)
 		return;
-	fprintf(stderr, "\r\033[Kkprof: %s %s/%s",
-		done ? "recorded" : "recording",
-		kp_fmt_duration(a, sizeof(a), elapsed_ns),
-		kp_fmt_duration(b, sizeof(b), r->o.duration_ns));
-	if (r->s.run & KPROF_RUN_CPU)
-		fprintf(stderr, ", %" PRIu64 " samples", kp_rec_busy(&r->rec));
-	if (r->s.run & KPROF_RUN_TCP)
-		fprintf(stderr, ", %" PRIu64 " requests", r->rec.requests);
-	if (done)
-		fprintf(stderr, "\n");
-	fflush(stderr);
-	kp_err_progress(!done);
+	if (r->m.s.run & KPROF_RUN_CPU)
+		n = snprintf(extra, sizeof(extra), ", %" PRIu64 " samples",
+			     kp_rec_busy(&r->m.rec));
+	if (r->m.s.run & KPROF_RUN_TCP)
+		snprintf(extra + n, sizeof(extra) - n, ", %" PRIu64 " requests",
+			 r->m.rec.requests);
+	kp_measure_line(done ? "recorded" : "recording", elapsed_ns,
+			r->o.duration_ns, extra, done);
 }
 
 /* --- writers --------------------------------------------------------- */
@@ -229,12 +184,12 @@ static int write_folded(FILE *f, void *ctx)
 {
 	struct record *r = ctx;
 
-	return kp_folded_write(f, &r->rec);
+	return kp_folded_write(f, &r->m.rec);
 }
 
 static uint32_t sample_hz(const struct record *r)
 {
-	return r->rec.sample_hz ? r->rec.sample_hz : r->o.sess.cfg.sample_hz;
+	return r->m.rec.sample_hz ? r->m.rec.sample_hz : r->o.sess.cfg.sample_hz;
 }
 
 static int write_pprof(FILE *f, struct record *r, enum kp_pprof_kind kind)
@@ -250,15 +205,15 @@ static int write_pprof(FILE *f, struct record *r, enum kp_pprof_kind kind)
 		snprintf(comment, sizeof(comment),
 			 "kprof %s: CPU samples at %u Hz per CPU; %" PRIu64
 			 " idle samples not shown, %" PRIu64 " samples dropped",
-			 KPROF_VERSION, meta.sample_hz, r->rec.samples_idle,
-			 r->rec.drops_samples);
+			 KPROF_VERSION, meta.sample_hz, r->m.rec.samples_idle,
+			 r->m.rec.drops_samples);
 	else
 		snprintf(comment, sizeof(comment),
 			 "kprof %s: TCP request latency; %" PRIu64
 			 " requests abandoned",
-			 KPROF_VERSION, r->rec.abandoned);
+			 KPROF_VERSION, r->m.rec.abandoned);
 	meta.comment = comment;
-	ret = kp_pprof_write(f, &r->rec, kind, &meta);
+	ret = kp_pprof_write(f, &r->m.rec, kind, &meta);
 	return ret;
 }
 
@@ -272,83 +227,11 @@ static int write_pprof_latency(FILE *f, void *ctx)
 	return write_pprof(f, ctx, KP_PPROF_LATENCY);
 }
 
-/* "frames": every frame, leaf first; none for the pseudo stacks. */
-static void json_frames(json_object *o, const struct kp_rstack *rs)
-{
-	json_object *fr = json_object_new_array();
-	unsigned int i;
-
-	for (i = 0; i < rs->nr; i++)
-		if (rs->f[i].kind != KP_RF_PSEUDO)
-			json_object_array_add(fr,
-				json_object_new_string(rs->f[i].text));
-	json_object_object_add(o, "frames", fr);
-}
-
 static int write_json(FILE *f, void *ctx)
 {
 	struct record *r = ctx;
-	const struct kp_rec *rec = &r->rec;
-	const struct kp_drops d = {
-		.inflight = rec->drops_inflight, .rows = rec->drops_rows,
-		.stacks = rec->drops_stacks, .export = rec->drops_export,
-		.samples = rec->drops_samples,
-	};
-	json_object *o, *cpu, *tcp, *row;
-	struct kp_rcpu **cv;
-	struct kp_rtcp **tv;
-	const struct kp_rstack *rs;
-	size_t i;
-	int ret = 0;
 
-	cv = kp_rec_cpu_sorted(rec);
-	tv = kp_rec_tcp_sorted(rec);
-	if (!cv || !tv) {
-		free(cv);
-		free(tv);
-		return -ENOMEM;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "interval",
-			       kp_json_interval(rec->start_ns, rec->end_ns));
-	json_object_object_add(o, "intervals", kp_json_u64(rec->intervals));
-	json_object_object_add(o, "requests", kp_json_u64(rec->requests));
-	json_object_object_add(o, "abandoned", kp_json_u64(rec->abandoned));
-	json_object_object_add(o, "samples_total", kp_json_u64(rec->samples));
-	json_object_object_add(o, "samples_idle",
-			       kp_json_u64(rec->samples_idle));
-	json_object_object_add(o, "sample_hz", kp_json_u64(rec->sample_hz));
-	json_object_object_add(o, "drops", kp_json_drops(&d));
-	cpu = json_object_new_array();
-	for (i = 0; i < rec->nr_cpu; i++) {
-		rs = rec->stacks[cv[i]->stack];
-		row = kp_json_cpu_row(rs->id, cv[i]->tgid, cv[i]->comm,
-				      cv[i]->samples);
-		json_frames(row, rs);
-		json_object_array_add(cpu, row);
-	}
-	json_object_object_add(o, "cpu", cpu);
-	tcp = json_object_new_array();
-	for (i = 0; i < rec->nr_tcp; i++) {
-		rs = rec->stacks[tv[i]->stack];
-		row = kp_json_tcp_row(&tv[i]->row);
-		if (rs->id && rs->f[0].kind != KP_RF_PSEUDO) {
-			json_object_object_add(row, "tgid",
-					       kp_json_u64(rs->tgid));
-			json_object_object_add(row, "comm",
-					       json_object_new_string(rs->comm));
-			json_frames(row, rs);
-		}
-		json_object_array_add(tcp, row);
-	}
-	json_object_object_add(o, "tcp", tcp);
-	if (fprintf(f, "%s\n",
-		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) < 0)
-		ret = -EIO;
-	json_object_put(o);
-	free(cv);
-	free(tv);
-	return ret;
+	return kp_rec_json_write(f, &r->m.rec);
 }
 
 static int write_outputs(struct record *r)
@@ -370,51 +253,6 @@ static int write_outputs(struct record *r)
 
 /* --- recording --------------------------------------------------------- */
 
-/* One interval into the recording.  0, or -1 on a fatal error (printed). */
-static int take(struct record *r)
-{
-	struct kp_snapshot snap;
-	int ret;
-
-	ret = kp_session_snapshot(&r->s, &snap);
-	if (ret < 0)
-		return -1;
-	if (ret > 0)	/* the next window covers this one's time */
-		return 0;
-	kp_sym_tick(r->sym);
-	ret = kp_rec_add(&r->rec, &snap, !!(r->s.run & KPROF_RUN_CPU),
-			 !!(r->s.run & KPROF_RUN_TCP));
-	kp_snapshot_free(&snap);
-	if (ret) {
-		kp_err("out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-static int record_loop(struct record *r, const sigset_t *waitmask)
-{
-	uint64_t t0 = kp_now_ns(), end = t0 + r->o.duration_ns;
-	uint64_t next = t0, deadline;
-	int stopped = 0;
-
-	progress(r, 0, 0);
-	for (;;) {
-		next += SNAPSHOT_NS;
-		deadline = next < end ? next : end;
-		if (kp_wait_until(deadline, waitmask))
-			stopped = 1;
-		/* Early (a signal) or not, the interval so far counts. */
-		if (take(r))
-			return -1;
-		progress(r, (stopped ? kp_now_ns() : deadline) - t0, 0);
-		if (stopped || deadline == end)
-			break;
-	}
-	progress(r, (stopped ? kp_now_ns() : end) - t0, 1);
-	return 0;
-}
-
 /*
  * Create the latency file of a pprof recording of TCP latency (FILE was
  * created before anything started: a path that cannot be written fails
@@ -422,7 +260,7 @@ static int record_loop(struct record *r, const sigset_t *waitmask)
  */
 static int open_latency(struct record *r)
 {
-	if (r->o.format == FMT_PPROF && r->s.run & KPROF_RUN_TCP) {
+	if (r->o.format == FMT_PPROF && r->m.s.run & KPROF_RUN_TCP) {
 		if (asprintf(&r->lat_path, "%s" LATENCY_SUFFIX, r->o.out) < 0) {
 			r->lat_path = NULL;
 			kp_err("out of memory");
@@ -439,7 +277,7 @@ static int record_run(int argc, char **argv)
 	struct timespec ts;
 	sigset_t waitmask;
 	struct record r;
-	int ret;
+	int ret, stopped;
 
 	memset(&r, 0, sizeof(r));
 	kp_out_init(&r.out);
@@ -449,55 +287,40 @@ static int record_run(int argc, char **argv)
 		return ret;
 	r.progress = isatty(STDERR_FILENO);
 
-	r.sym = kp_sym_new();
-	if (!r.sym) {
-		kp_err("out of memory");
-		return KP_EXIT_FAIL;
-	}
 	kp_signals_setup(&waitmask);
-	if (kp_out_open(&r.out, r.o.out, &r.o.file)) {
-		kp_sym_free(r.sym);
+	if (kp_out_open(&r.out, r.o.out, &r.o.file))
 		return KP_EXIT_FAIL;
-	}
-	ret = kp_session_start(&r.s, "record", &r.o.sess);
+	ret = kp_measure_start(&r.m, "record", &r.o.sess);
 	if (ret) {
 		kp_out_close(&r.out);
-		kp_sym_free(r.sym);
 		return ret;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r.time_nanos = (int64_t)ts.tv_sec * KP_NSEC_PER_SEC + ts.tv_nsec;
-	kp_stacks_init(&r.stacks, r.s.fd, r.sym);
 	ret = KP_EXIT_FAIL;
-	if (kp_rec_init(&r.rec, &r.stacks, r.sym, r.s.tgid)) {
-		kp_err("out of memory");
-		goto out;
-	}
 	if (open_latency(&r))
 		goto out;
-	if (record_loop(&r, &waitmask))
+	if (kp_measure(&r.m, r.o.duration_ns, &waitmask, progress, &r,
+		       &stopped))
 		goto out;
 	/* Stop measuring first: writing may take a while. */
-	ret = kp_session_end(&r.s, 0);
+	ret = kp_session_end(&r.m.s, 0);
 	if (ret)
 		goto out;
-	if (r.rec.drops_stacks)
+	if (r.m.rec.drops_stacks)
 		kp_err("%" PRIu64 " sample%s and request%s kept no stack (the "
 		       "stack table was full, or captures collided): see "
 		       "`kprof status` and kprofmod(4) on stacks=",
-		       r.rec.drops_stacks, r.rec.drops_stacks == 1 ? "" : "s",
-		       r.rec.drops_stacks == 1 ? "" : "s");
+		       r.m.rec.drops_stacks, r.m.rec.drops_stacks == 1 ? "" : "s",
+		       r.m.rec.drops_stacks == 1 ? "" : "s");
 	if (write_outputs(&r))
 		ret = KP_EXIT_FAIL;
 out:
 	kp_err_progress(0);
-	ret = kp_session_end(&r.s, ret);
+	ret = kp_measure_end(&r.m, ret);
 	kp_out_close(&r.out);
 	kp_out_close(&r.lat);
 	free(r.lat_path);
-	kp_rec_fini(&r.rec);
-	kp_stacks_fini(&r.stacks);
-	kp_sym_free(r.sym);
 	return ret;
 }
 

@@ -18,6 +18,7 @@
 #include "cost.h"
 #include "dev.h"
 #include "kprof.h"
+#include "measure.h"
 #include "opts.h"
 #include "rec.h"
 #include "report_print.h"
@@ -30,7 +31,6 @@
 #define DEFAULT_DURATION_NS	(10 * KP_NSEC_PER_SEC)
 #define MIN_DURATION_NS	(KP_NSEC_PER_SEC / 100)
 #define MAX_DURATION_NS	(86400 * KP_NSEC_PER_SEC)
-#define SNAPSHOT_NS	KP_NSEC_PER_SEC
 #define DEFAULT_TOP	10
 #define MAX_TOP		100000
 
@@ -44,10 +44,7 @@ struct report_opts {
 
 struct report {
 	struct report_opts o;
-	struct kp_session s;
-	struct kp_sym *sym;
-	struct kp_stacks stacks;
-	struct kp_rec rec;
+	struct kp_measure m;
 	struct kp_report out;
 	int progress;		/* stderr is a terminal */
 };
@@ -99,17 +96,9 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	o->top = DEFAULT_TOP;
 	kp_sess_opts_init(&o->sess);
 
-	ret = kp_opts_parse("report", report_opts, o, argc, argv);
-	if (ret == KP_OPTS_HELP) {
-		kp_cmd_usage(&kp_cmd_report, stdout);
-		return 0;
-	}
-	if (ret != KP_OPTS_RUN)
+	ret = kp_cmd_parse(&kp_cmd_report, o, argc, argv, 0);
+	if (ret >= 0)
 		return ret;
-	if (optind < argc) {
-		kp_err("report: unexpected argument '%s'", argv[optind]);
-		return KP_EXIT_USAGE;
-	}
 	if (!o->sess.want) {
 		kp_err("report: --no-cpu and --no-tcp leave nothing to report");
 		return KP_EXIT_USAGE;
@@ -119,78 +108,37 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 
 /* --- measuring ------------------------------------------------------- */
 
-static void progress(struct report *r, uint64_t elapsed_ns, int done)
+static void progress(void *ctx, uint64_t elapsed_ns, int done)
 {
-	char a[KP_DURATION_LEN], b[KP_DURATION_LEN];
+	struct report *r = ctx;
 
-	if (!r->progress)
-		return;
-	fprintf(stderr, "\r\033[Kkprof: %s %s/%s", done ? "measured" : "measuring",
-		kp_fmt_duration(a, sizeof(a), elapsed_ns),
-		kp_fmt_duration(b, sizeof(b), r->o.duration_ns));
-	if (done)
-		fprintf(stderr, "\n");
-	fflush(stderr);
-	kp_err_progress(!done);
-}
-
-/* One interval into the recording.  0, or -1 on a fatal error (printed). */
-static int take(struct report *r)
-{
-	struct kp_snapshot snap;
-	int ret;
-
-	ret = kp_session_snapshot(&r->s, &snap);
-	if (ret < 0)
-		return -1;
-	if (ret > 0)	/* the next window covers this one's time */
-		return 0;
-	if (!r->rec.intervals)
-		r->out.resets_first = snap.stack_resets;
-	r->out.resets_last = snap.stack_resets;
-	kp_sym_tick(r->sym);
-	ret = kp_rec_add(&r->rec, &snap, !!(r->s.run & KPROF_RUN_CPU),
-			 !!(r->s.run & KPROF_RUN_TCP));
-	kp_snapshot_free(&snap);
-	if (ret) {
-		kp_err("out of memory");
-		return -1;
-	}
-	return 0;
+	if (r->progress)
+		kp_measure_line(done ? "measured" : "measuring", elapsed_ns,
+				r->o.duration_ns, NULL, done);
 }
 
 /* A snapshot a second, so that no table fills; a signal ends it early. */
 static int measure(struct report *r, const sigset_t *waitmask)
 {
-	uint64_t t0 = kp_now_ns(), end = t0 + r->o.duration_ns;
-	uint64_t next = t0, deadline;
-	int stopped = 0;
+	int stopped;
 
-	if (kprof_get_stats(r->s.fd, &r->out.st_first))
+	if (kprof_get_stats(r->m.s.fd, &r->out.st_first))
 		r->out.st_first.size = 0;
-	progress(r, 0, 0);
-	for (;;) {
-		next += SNAPSHOT_NS;
-		deadline = next < end ? next : end;
-		if (kp_wait_until(deadline, waitmask))
-			stopped = 1;
-		if (take(r))
-			return -1;
-		progress(r, (stopped ? kp_now_ns() : deadline) - t0, 0);
-		if (stopped || deadline == end)
-			break;
-	}
-	progress(r, (stopped ? kp_now_ns() : end) - t0, 1);
+	if (kp_measure(&r->m, r->o.duration_ns, waitmask, progress, r,
+		       &stopped))
+		return -1;
+	r->out.resets_first = r->m.rec.resets_first;
+	r->out.resets_last = r->m.rec.resets_last;
 	/* The module's own cost over the window (API 1.4). */
-	r->out.have_cost = !kprof_get_stats(r->s.fd, &r->out.st_last) &&
+	r->out.have_cost = !kprof_get_stats(r->m.s.fd, &r->out.st_last) &&
 			   kp_stats_have_guard(&r->out.st_first) &&
 			   kp_stats_have_guard(&r->out.st_last);
 	/* The attach points in use while it ran, before they are let go. */
-	if (kprof_get_info(r->s.fd, &r->out.info))
-		r->out.info = r->s.info;
-	r->out.rec = &r->rec;
-	r->out.run = r->s.run;
-	r->out.started = r->s.started;
+	if (kprof_get_info(r->m.s.fd, &r->out.info))
+		r->out.info = r->m.s.info;
+	r->out.rec = &r->m.rec;
+	r->out.run = r->m.s.run;
+	r->out.started = r->m.s.started;
 	r->out.color = !r->o.json && kp_use_color(r->o.no_color);
 	r->out.requested_ns = r->o.duration_ns;
 	r->out.threshold_ns = r->o.sess.cfg.threshold_ns;
@@ -212,27 +160,15 @@ static int report_run(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	r.progress = isatty(STDERR_FILENO);
-	r.sym = kp_sym_new();
-	if (!r.sym) {
-		kp_err("out of memory");
-		return KP_EXIT_FAIL;
-	}
 	kp_signals_setup(&waitmask);
-	ret = kp_session_start(&r.s, "report", &r.o.sess);
-	if (ret) {
-		kp_sym_free(r.sym);
+	ret = kp_measure_start(&r.m, "report", &r.o.sess);
+	if (ret)
 		return ret;
-	}
-	kp_stacks_init(&r.stacks, r.s.fd, r.sym);
 	ret = KP_EXIT_FAIL;
-	if (kp_rec_init(&r.rec, &r.stacks, r.sym, r.s.tgid)) {
-		kp_err("out of memory");
-		goto out;
-	}
 	if (measure(&r, &waitmask))
 		goto out;
 	/* Stop measuring before writing. */
-	ret = kp_session_end(&r.s, 0);
+	ret = kp_session_end(&r.m.s, 0);
 	if (ret)
 		goto out;
 	ret = KP_EXIT_FAIL;
@@ -252,11 +188,8 @@ static int report_run(int argc, char **argv)
 	ret = 0;
 out:
 	kp_err_progress(0);
-	ret = kp_session_end(&r.s, ret);
+	ret = kp_measure_end(&r.m, ret);
 	kp_report_free(&r.out);
-	kp_rec_fini(&r.rec);
-	kp_stacks_fini(&r.stacks);
-	kp_sym_free(r.sym);
 	return ret;
 }
 

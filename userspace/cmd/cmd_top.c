@@ -14,23 +14,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "addr.h"
 #include "dev.h"
 #include "kprof.h"
 #include "opts.h"
 #include "outfile.h"
 #include "prom.h"
-#include "report_json.h"
+#include "row.h"
 #include "session.h"
 #include "snapshot.h"
 #include "stack.h"
+#include "top_json.h"
 #include "symbolize.h"
 #include "units.h"
 #include "util.h"
 
-#define TOP_FRAMES	3
 #define DEFAULT_TOP	10
 #define MAX_TOP		100000
 
@@ -49,7 +47,6 @@ struct top_opts {
 	struct kp_out_opts file;	/* its mode and directory check */
 	uint64_t prom_series;
 	int prom_series_set;
-	int file_set;		/* --file-mode or --shared-dir given */
 	struct kp_sess_opts sess;
 };
 
@@ -65,35 +62,6 @@ struct top {
 	int color;
 	unsigned int cols;	/* terminal width, 0: unknown */
 };
-
-static int top_file_mode(const char *cmd, const struct kp_opt *row,
-			 const char *arg, void *base)
-{
-	struct top_opts *o = base;
-	const char *why;
-
-	(void)row;
-	why = kp_out_parse_mode(arg, &o->file.mode);
-	if (why) {
-		kp_err("%s: --file-mode '%s': %s", cmd, arg, why);
-		return -1;
-	}
-	o->file_set = 1;
-	return 0;
-}
-
-static int top_shared_dir(const char *cmd, const struct kp_opt *row,
-			  const char *arg, void *base)
-{
-	struct top_opts *o = base;
-
-	(void)cmd;
-	(void)row;
-	(void)arg;
-	o->file.shared_dir = true;
-	o->file_set = 1;
-	return 0;
-}
 
 static int top_prom_series(const char *cmd, const struct kp_opt *row,
 			   const char *arg, void *base)
@@ -169,12 +137,12 @@ static const struct kp_opt top_opts[] = {
 	{ .name = "quiet", .letter = 'q', .kind = KP_OPT_KIND_FLAG,
 	  .off = offsetof(struct top_opts, quiet),
 	  .help = "with --prometheus: print no table or JSON" },
-	{ .name = "file-mode", .arg = "MODE", .kind = KP_OPT_KIND_CALL,
-	  .call = top_file_mode,
+	{ .ref = &kp_out_rows[KP_OUT_ROW_MODE],
+	  .off = offsetof(struct top_opts, file),
 	  .help = "with --prometheus: FILE's permissions, octal\n"
 		  "(default 0600; node_exporter reads it: 0644)" },
-	{ .name = "shared-dir", .kind = KP_OPT_KIND_CALL,
-	  .call = top_shared_dir,
+	{ .ref = &kp_out_rows[KP_OUT_ROW_SHARED_DIR],
+	  .off = offsetof(struct top_opts, file),
 	  .help = "with --prometheus: write even into a directory\n"
 		  "that another user owns or that group or others\n"
 		  "can write" },
@@ -193,17 +161,9 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 	o->file.mode = KP_OUT_MODE;
 	kp_sess_opts_init(&o->sess);
 
-	ret = kp_opts_parse("top", top_opts, o, argc, argv);
-	if (ret == KP_OPTS_HELP) {
-		kp_cmd_usage(&kp_cmd_top, stdout);
-		return 0;
-	}
-	if (ret != KP_OPTS_RUN)
+	ret = kp_cmd_parse(&kp_cmd_top, o, argc, argv, 0);
+	if (ret >= 0)
 		return ret;
-	if (optind < argc) {
-		kp_err("top: unexpected argument '%s'", argv[optind]);
-		return KP_EXIT_USAGE;
-	}
 	if (!o->sess.want) {
 		kp_err("top: --no-cpu and --no-tcp leave nothing to show");
 		return KP_EXIT_USAGE;
@@ -216,7 +176,7 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 		kp_err("top: --prometheus-max-series needs --prometheus");
 		return KP_EXIT_USAGE;
 	}
-	if (o->file_set && !o->prom) {
+	if (o->file.set && !o->prom) {
 		kp_err("top: --file-mode and --shared-dir need --prometheus");
 		return KP_EXIT_USAGE;
 	}
@@ -265,19 +225,9 @@ static int cmp_cpu_row(const void *a, const void *b)
  * Only the shown rows are formatted: an interval of 100k rows costs a
  * sort, not 100k lines of output nobody reads (kprof record keeps all).
  */
-struct view {
-	const struct kprof_tcp_row **rows;
-	uint32_t nr_rows;
-	uint32_t rows_shown;	/* the top N of @nr_rows */
-	uint64_t rows_requests;	/* in all @nr_rows */
-	const struct kprof_cpu_row **cpu;
-	uint32_t nr_cpu;	/* all rows that passed the filter */
-	uint32_t shown;		/* of which the top N are shown */
-	uint64_t cpu_samples;	/* in all @nr_cpu rows */
-};
 
 static int view_build(struct top *t, const struct kp_snapshot *snap,
-		      struct view *v)
+		      struct kp_top_view *v)
 {
 	uint32_t i;
 
@@ -308,7 +258,7 @@ static int view_build(struct top *t, const struct kp_snapshot *snap,
 	return 0;
 }
 
-static void view_free(struct view *v)
+static void view_free(struct kp_top_view *v)
 {
 	free(v->rows);
 	free(v->cpu);
@@ -371,9 +321,9 @@ static void print_cut(struct top *t, char *line, const char *code)
 static void print_frames(struct top *t, const struct kp_snapshot *snap,
 			 uint32_t id)
 {
-	const char *frames[TOP_FRAMES];
+	const char *frames[KP_TOP_FRAMES];
 	struct kp_stack_info *si;
-	char line[TOP_FRAMES * (KP_SYM_LEN + 164) + 64];
+	char line[KP_TOP_FRAMES * (KP_SYM_LEN + 164) + 64];
 	unsigned int n;
 	size_t len;
 
@@ -381,7 +331,7 @@ static void print_frames(struct top *t, const struct kp_snapshot *snap,
 	if (stack_problem(si, id, line + 6, sizeof(line) - 6)) {
 		memset(line, ' ', 6);
 	} else {
-		n = kp_stack_top(&t->stacks, si, frames, TOP_FRAMES);
+		n = kp_stack_top(&t->stacks, si, frames, KP_TOP_FRAMES);
 		if (si->tgid)
 			len = snprintf(line, sizeof(line), "      %s[%u]:",
 				       si->comm, si->tgid);
@@ -435,12 +385,12 @@ static const char *percent(char *buf, size_t len, uint64_t n, uint64_t busy)
 }
 
 static void print_cpu(struct top *t, const struct kp_snapshot *snap,
-		      const struct view *v)
+		      const struct kp_top_view *v)
 {
-	char line[TOP_FRAMES * (KP_SYM_LEN + 164) + 128];
+	char line[KP_TOP_FRAMES * (KP_SYM_LEN + 164) + 128];
 	char proc[40], id[16], pct[16], comm[17];
 	unsigned int wid = 5, wproc = 7, wsmp = 7, n;
-	const char *frames[TOP_FRAMES];
+	const char *frames[KP_TOP_FRAMES];
 	uint64_t busy = kp_snapshot_busy(snap), rest = v->cpu_samples;
 	struct kp_stack_info *si;
 	size_t len;
@@ -482,7 +432,7 @@ static void print_cpu(struct top *t, const struct kp_snapshot *snap,
 			if (!stack_problem(si, r->stack_id, line + len + 1,
 					   sizeof(line) - len - 1)) {
 				n = kp_stack_leaf(&t->stacks, si, frames,
-						  TOP_FRAMES);
+						  KP_TOP_FRAMES);
 				append_frames(line, sizeof(line), len, frames, n);
 			} else {
 				line[len] = ' ';
@@ -496,7 +446,7 @@ static void print_cpu(struct top *t, const struct kp_snapshot *snap,
 }
 
 static void print_tcp(struct top *t, const struct kp_snapshot *snap,
-		      const struct view *v)
+		      const struct kp_top_view *v)
 {
 	char ep[KP_ADDR_LEN], d[6][KP_DURATION_LEN];
 	unsigned int wid = 5, wep = 8, wcnt = 5;
@@ -549,7 +499,7 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 }
 
 static void print_table(struct top *t, const struct kp_snapshot *snap,
-			const struct view *v)
+			const struct kp_top_view *v)
 {
 	if (t->tty && !t->o.no_clear)
 		fputs("\033[H\033[2J", stdout);
@@ -562,95 +512,6 @@ static void print_table(struct top *t, const struct kp_snapshot *snap,
 		print_tcp(t, snap, v);
 	if (!t->tty || t->o.no_clear)
 		printf("\n");
-}
-
-/* "frames": the leaf-most TOP_FRAMES, by @leaf: kernel first, else as
- * kp_stack_top() picks them. */
-static void json_frames(struct top *t, const struct kp_snapshot *snap,
-			json_object *o, uint32_t id, int leaf, int with_proc)
-{
-	const char *frames[TOP_FRAMES];
-	struct kp_stack_info *si;
-	json_object *fr;
-	unsigned int i, n;
-
-	if (!id)
-		return;
-	si = kp_stacks_get(&t->stacks, id, snap);
-	if (!si || si->err)
-		return;
-	if (with_proc) {
-		json_object_object_add(o, "tgid", kp_json_u64(si->tgid));
-		json_object_object_add(o, "comm",
-				       json_object_new_string(si->comm));
-	}
-	fr = json_object_new_array();
-	if (leaf)
-		n = kp_stack_leaf(&t->stacks, si, frames, TOP_FRAMES);
-	else
-		n = kp_stack_top(&t->stacks, si, frames, TOP_FRAMES);
-	for (i = 0; i < n; i++)
-		json_object_array_add(fr, json_object_new_string(frames[i]));
-	json_object_object_add(o, "frames", fr);
-}
-
-/*
- * Counters of what this top does not measure are 0, even when someone
- * else's tracing or sampling fills them.
- */
-static void print_json(struct top *t, const struct kp_snapshot *snap,
-		       const struct view *v)
-{
-	int tcp_on = !!(t->s.run & KPROF_RUN_TCP);
-	int cpu_on = !!(t->s.run & KPROF_RUN_CPU);
-	const struct kp_drops d = {
-		.inflight = tcp_on ? snap->drops_inflight : 0,
-		.rows = tcp_on ? snap->drops_rows : 0,
-		.stacks = snap->drops_stacks,
-		.export = tcp_on ? snap->drops_export : 0,
-		.samples = cpu_on ? snap->drops_samples : 0,
-	};
-	json_object *o = json_object_new_object(), *tcp, *cpu, *r;
-	char comm[17];
-	uint32_t i;
-
-	json_object_object_add(o, "interval",
-			       kp_json_interval(snap->start_ns, snap->end_ns));
-	json_object_object_add(o, "generation", kp_json_u64(snap->generation));
-	json_object_object_add(o, "requests",
-			       kp_json_u64(tcp_on ? snap->requests : 0));
-	json_object_object_add(o, "abandoned",
-			       kp_json_u64(tcp_on ? snap->abandoned : 0));
-	json_object_object_add(o, "samples_total",
-			       kp_json_u64(cpu_on ? snap->samples : 0));
-	json_object_object_add(o, "samples_idle",
-			       kp_json_u64(cpu_on ? snap->samples_idle : 0));
-	json_object_object_add(o, "sample_hz",
-			       kp_json_u64(cpu_on ? snap->sample_hz : 0));
-	json_object_object_add(o, "drops", kp_json_drops(&d));
-	json_object_object_add(o, "cpu_rows", kp_json_u64(v->nr_cpu));
-	json_object_object_add(o, "tcp_rows", kp_json_u64(v->nr_rows));
-	cpu = json_object_new_array();
-	for (i = 0; i < v->shown; i++) {
-		kp_comm(comm, v->cpu[i]->comm);
-		r = kp_json_cpu_row(v->cpu[i]->stack_id, v->cpu[i]->tgid, comm,
-				    v->cpu[i]->samples);
-		json_frames(t, snap, r, v->cpu[i]->stack_id, 1, 0);
-		if (!json_object_object_get_ex(r, "frames", NULL))
-			json_object_object_add(r, "frames",
-					       json_object_new_array());
-		json_object_array_add(cpu, r);
-	}
-	json_object_object_add(o, "cpu", cpu);
-	tcp = json_object_new_array();
-	for (i = 0; i < v->rows_shown; i++) {
-		r = kp_json_tcp_row(v->rows[i]);
-		json_frames(t, snap, r, v->rows[i]->stack_id, 0, 1);
-		json_object_array_add(tcp, r);
-	}
-	json_object_object_add(o, "tcp", tcp);
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
 }
 
 /* --- Prometheus --------------------------------------------------- */
@@ -679,7 +540,7 @@ static int prom_commit(struct top *t)
 static int one_interval(struct top *t)
 {
 	struct kp_snapshot snap;
-	struct view v;
+	struct kp_top_view v;
 	int ret;
 
 	ret = kp_session_snapshot(&t->s, &snap);
@@ -704,7 +565,7 @@ static int one_interval(struct top *t)
 	}
 	kp_sym_tick(t->sym);
 	if (t->o.json)
-		print_json(t, &snap, &v);
+		kp_top_json(&snap, &v, &t->stacks, t->s.run);
 	else
 		print_table(t, &snap, &v);
 	view_free(&v);

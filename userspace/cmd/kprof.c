@@ -73,23 +73,30 @@ void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out)
 		fprintf(out, "%s%s", cmd->opts ? "" : "\n", cmd->help);
 }
 
-int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv)
+int kp_cmd_parse(const struct kp_cmd *cmd, void *o, int argc, char **argv,
+		 int args)
 {
 	static const struct kp_opt none[] = { KP_OPT_END };
 	int ret;
 
-	ret = kp_opts_parse(cmd->name, none, NULL, argc, argv);
+	ret = kp_opts_parse(cmd->name, cmd->opts ? cmd->opts : none, o, argc,
+			    argv);
 	if (ret == KP_OPTS_HELP) {
 		kp_cmd_usage(cmd, stdout);
 		return 0;
 	}
 	if (ret != KP_OPTS_RUN)
 		return ret;
-	if (optind < argc) {
+	if (!args && optind < argc) {
 		kp_err("%s: unexpected argument '%s'", cmd->name, argv[optind]);
 		return KP_EXIT_USAGE;
 	}
 	return -1;
+}
+
+int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv)
+{
+	return kp_cmd_parse(cmd, NULL, argc, argv, 0);
 }
 
 static int help_run(int argc, char **argv)

@@ -19,6 +19,15 @@ struct kp_cmd {
 };
 
 /* Parse the options of a subcommand that takes only --help. */
+/*
+ * @cmd's options (its rows) from @argv into @o; --help prints its usage.
+ * With @args 0, an argument after the options is a usage error; else the
+ * arguments from optind on are the command's.  -1 to run, else the exit
+ * status.
+ */
+int kp_cmd_parse(const struct kp_cmd *cmd, void *o, int argc, char **argv,
+		 int args);
+/* kp_cmd_parse() for a command without options or arguments */
 int kp_no_options(const struct kp_cmd *cmd, int argc, char **argv);
 void kp_cmd_usage(const struct kp_cmd *cmd, FILE *out);
 

@@ -378,6 +378,16 @@ static int64_t get_stack(struct kp_rec *rec, const struct kp_snapshot *snap,
 	return rec->nr_stacks - 1;
 }
 
+/*
+ * A row's stack in the recording: its index, @none for a row without one
+ * (stack ID 0), or -errno.
+ */
+static int64_t row_stack(struct kp_rec *rec, const struct kp_snapshot *snap,
+			 uint32_t id, int64_t none)
+{
+	return id ? get_stack(rec, snap, id) : none;
+}
+
 /* --- rows ------------------------------------------------------------- */
 
 struct cpu_key {
@@ -399,14 +409,12 @@ static int add_cpu(struct kp_rec *rec, const struct kp_snapshot *snap,
 {
 	struct cpu_key k = { rec, 0, r->tgid };
 	struct kp_rcpu *c;
-	int64_t st = 0, i;
+	int64_t st, i;
 	uint64_t h;
 
-	if (r->stack_id) {
-		st = get_stack(rec, snap, r->stack_id);
-		if (st < 0)
-			return st;
-	}
+	st = row_stack(rec, snap, r->stack_id, 0);
+	if (st < 0)
+		return st;
 	k.stack = st;
 	h = kp_hash(&k.tgid, sizeof(k.tgid), kp_hash(&k.stack, 4, 0));
 	i = kp_htab_find(&rec->cpu_idx, h, cpu_eq, &k);
@@ -456,14 +464,12 @@ static int add_tcp(struct kp_rec *rec, const struct kp_snapshot *snap,
 {
 	struct tcp_key k = { rec, 1, r };
 	struct kp_rtcp *t;
-	int64_t st = 1, i;
+	int64_t st, i;
 	uint64_t h;
 
-	if (r->stack_id) {
-		st = get_stack(rec, snap, r->stack_id);
-		if (st < 0)
-			return st;
-	}
+	st = row_stack(rec, snap, r->stack_id, 1);
+	if (st < 0)
+		return st;
 	k.stack = st;
 	h = kp_hash(&k.stack, 4, 0);
 	h = kp_hash(&r->family, sizeof(r->family), h);
@@ -498,8 +504,11 @@ int kp_rec_add(struct kp_rec *rec, const struct kp_snapshot *snap, int cpu,
 	int ret;
 
 	rec->tick++;
-	if (!rec->intervals++)
+	if (!rec->intervals++) {
 		rec->start_ns = snap->start_ns;
+		rec->resets_first = snap->stack_resets;
+	}
+	rec->resets_last = snap->stack_resets;
 	rec->end_ns = snap->end_ns;
 	rec->drops_stacks += snap->drops_stacks;
 	if (cpu) {

@@ -90,6 +90,7 @@ struct kp_rec {
 	uint64_t requests, abandoned;
 	uint64_t drops_inflight, drops_rows, drops_stacks, drops_export;
 	uint32_t sample_hz;		/* last non-zero of the intervals */
+	uint32_t resets_first, resets_last;	/* stack_resets of the first and last interval */
 
 	struct kp_rstack **stacks;	/* [0]: table full, [1]: below threshold */
 	size_t nr_stacks, cap_stacks;

@@ -2,6 +2,7 @@
 /* kprof reader: opening /dev/kprof, version negotiation, error messages. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +120,10 @@ int kprof_dev_open(struct kprof_info *info)
 		return -1;
 	}
 	return fd;
+}
+
+int kp_stats_have_guard(const struct kprof_stats *st)
+{
+	return st->size >= offsetof(struct kprof_stats, shed_requests) +
+			   sizeof(st->shed_requests);
 }

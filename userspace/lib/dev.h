@@ -49,4 +49,7 @@ int kprof_control(int fd, unsigned long cmd, __u32 what);
 int kprof_set_config(int fd, const struct kprof_config *cfg);
 int kprof_take_snapshot(int fd, struct kprof_snapshot *s);
 
+/* Did the module fill the guard's fields of @st (API 1.4 or later)? */
+int kp_stats_have_guard(const struct kprof_stats *st);
+
 #endif

@@ -52,6 +52,21 @@ static size_t shown(size_t n, uint64_t top)
 	return n < top ? n : top;
 }
 
+/* @e's remote endpoint as ss(8) prints it, into @buf (KP_ADDR_LEN). */
+static const char *ep_name(char *buf, size_t len, const struct kp_endpoint *e)
+{
+	kp_addr_format(buf, len, e->sum.family, e->sum.raddr, e->sum.rport);
+	return buf;
+}
+
+/* How many endpoints a text section shows; says so when there are none. */
+static size_t text_eps_shown(const struct kp_report *r)
+{
+	if (!r->nr_eps)
+		printf("  (no requests)\n");
+	return shown(r->nr_eps, r->top);
+}
+
 static const char *kind_name(unsigned int kind)
 {
 	switch (kind) {
@@ -201,7 +216,7 @@ static void text_endpoints(const struct kp_report *r)
 {
 	char ep[KP_ADDR_LEN], d[5][KP_DURATION_LEN];
 	uint64_t win = window_ns(r->rec);
-	size_t i;
+	size_t i, n;
 
 	title(r);
 	printf("Remote endpoints: by total wait (%" PRIu64 " requests, %" PRIu64
@@ -210,13 +225,11 @@ static void text_endpoints(const struct kp_report *r)
 	printf("  WINDOW%%: total wait / window length; over 100%% when requests overlap.\n");
 	printf("  %-24s  %-7s  %8s  %8s  %7s  %8s  %8s  %8s  %8s\n", "ENDPOINT",
 	       "ROLE", "COUNT", "TOTAL", "WINDOW%", "P50", "P95", "P99", "MAX");
-	if (!r->nr_eps)
-		printf("  (no requests)\n");
-	for (i = 0; i < shown(r->nr_eps, r->top); i++) {
+	n = text_eps_shown(r);
+	for (i = 0; i < n; i++) {
 		const struct kp_endpoint *e = &r->eps[i];
 
-		kp_addr_format(ep, sizeof(ep), e->sum.family, e->sum.raddr,
-			       e->sum.rport);
+		ep_name(ep, sizeof(ep), e);
 		printf("  %-24s  %-7s  %8" PRIu64 "  %8s  %6.1f%%  %8s  %8s  %8s  %8s\n",
 		       ep, kp_role_name(e->sum.role), (uint64_t)e->sum.count,
 		       kp_fmt_duration(d[0], sizeof(d[0]), e->sum.sum_ns),
@@ -234,19 +247,17 @@ static void text_slow(const struct kp_report *r)
 {
 	char ep[KP_ADDR_LEN], d[3][KP_DURATION_LEN], proc[40];
 	char fr[TEXT_FRAMES * (KP_SYM_LEN + 4)];
-	size_t i, j;
+	size_t i, j, n;
 
 	title(r);
 	printf("Slowest stacks per endpoint: requests of %s or more (faster ones have no stack)",
 	       kp_fmt_duration(d[0], sizeof(d[0]), r->threshold_ns));
 	title_end(r);
-	if (!r->nr_eps)
-		printf("  (no requests)\n");
-	for (i = 0; i < shown(r->nr_eps, r->top); i++) {
+	n = text_eps_shown(r);
+	for (i = 0; i < n; i++) {
 		const struct kp_endpoint *e = &r->eps[i];
 
-		kp_addr_format(ep, sizeof(ep), e->sum.family, e->sum.raddr,
-			       e->sum.rport);
+		ep_name(ep, sizeof(ep), e);
 		printf("  %s %s: %" PRIu64 " of %" PRIu64 " requests past the threshold\n",
 		       ep, kp_role_name(e->sum.role),
 		       (uint64_t)e->sum.count - e->below, (uint64_t)e->sum.count);
@@ -465,8 +476,7 @@ static json_object *json_endpoints(const struct kp_report *r)
 	for (i = 0; i < shown(r->nr_eps, r->top); i++) {
 		const struct kp_endpoint *e = &r->eps[i];
 
-		kp_addr_format(ep, sizeof(ep), e->sum.family, e->sum.raddr,
-			       e->sum.rport);
+		ep_name(ep, sizeof(ep), e);
 		o = kp_json_tcp_row(&e->sum);
 		json_object_object_del(o, "stack_id");
 		add(o, "endpoint", json_object_new_string(ep));

@@ -245,3 +245,44 @@ const char *kp_out_parse_mode(const char *s, mode_t *mode)
 	*mode = (mode_t)v;
 	return NULL;
 }
+
+static int out_mode(const char *cmd, const struct kp_opt *row, const char *arg,
+		    void *base)
+{
+	struct kp_out_opts *o = base;
+	const char *why;
+
+	(void)row;
+	why = kp_out_parse_mode(arg, &o->mode);
+	if (why) {
+		kp_err("%s: --file-mode '%s': %s", cmd, arg, why);
+		return -1;
+	}
+	o->set = true;
+	return 0;
+}
+
+static int out_shared_dir(const char *cmd, const struct kp_opt *row,
+			  const char *arg, void *base)
+{
+	struct kp_out_opts *o = base;
+
+	(void)cmd;
+	(void)row;
+	(void)arg;
+	o->shared_dir = true;
+	o->set = true;
+	return 0;
+}
+
+const struct kp_opt kp_out_rows[KP_OUT_NROWS] = {
+	[KP_OUT_ROW_MODE] = {
+		.name = "file-mode", .arg = "MODE", .kind = KP_OPT_KIND_CALL,
+		.call = out_mode,
+		.help = "FILE's permissions, octal (default 0600)" },
+	[KP_OUT_ROW_SHARED_DIR] = {
+		.name = "shared-dir", .kind = KP_OPT_KIND_CALL,
+		.call = out_shared_dir,
+		.help = "write even into a directory that another user\n"
+			"owns or that group or others can write" },
+};

@@ -26,13 +26,24 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "parse_opts.h"
+
 /* The mode of output files unless an option sets one. */
 #define KP_OUT_MODE	0600
 
 struct kp_out_opts {
 	mode_t mode;		/* the file's permission bits */
 	bool shared_dir;	/* allow a directory others can write */
+	bool set;		/* either given as an option */
 };
+
+/*
+ * --file-mode MODE and --shared-dir as option rows (parse_opts.h) on a
+ * struct kp_out_opts, for a command's table to take with
+ * { .ref = &kp_out_rows[KP_OUT_ROW_x], .off = offsetof(..., file) }.
+ */
+enum { KP_OUT_ROW_MODE, KP_OUT_ROW_SHARED_DIR, KP_OUT_NROWS };
+extern const struct kp_opt kp_out_rows[KP_OUT_NROWS];
 
 struct kp_out {
 	char *path;	/* as given */
