@@ -318,10 +318,13 @@ result "$(grep -q '^usage: kprof report ' "$OUT"; echo $?)" "help report: the sa
 # The manual pages: a page per command, and every option a command takes
 # (its --list-opts) in its page.
 MANDIR=$HERE/../man
+cmds=$("$KPROF" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
 missing=
-for cmd in top record report abtest stacks status load info unload help; do
+for cmd in $cmds; do
 	page=$MANDIR/kprof-$cmd.1
 	[ -f "$page" ] || { missing="$missing $cmd:(no page)"; continue; }
+	sed 's/\\-/-/g' "$MANDIR/kprof.1" | grep -q -- "kprof-$cmd (1)" ||
+		missing="$missing $cmd:(not in kprof.1's list)"
 	# a row's names (e.g. "--pid -p"): one of them in the page will do
 	while IFS=$'\t' read -r names _; do
 		case " $names " in *" --help "*) continue ;; esac
@@ -332,8 +335,14 @@ for cmd in top record report abtest stacks status load info unload help; do
 		[ -n "$found" ] || missing="$missing $cmd:${names// //}"
 	done < <("$KPROF" "$cmd" --list-opts 2>/dev/null)
 done
+for page in "$MANDIR"/kprof-*.1; do
+	cmd=${page##*/kprof-}
+	cmd=${cmd%.1}
+	printf '%s\n' $cmds | grep -qxF -- "$cmd" || missing="$missing $cmd:(a page, no command)"
+done
 [ -z "$missing" ] || echo "#   not in its page:$missing"
-result "$( [ -z "$missing" ]; echo $?)" "every command has a page, and its page every option of its --list-opts"
+result "$( [ -n "$cmds" ] && [ -z "$missing" ]; echo $?)" \
+	"every command of kprof --help has a page listed in kprof.1, and its page every option of its --list-opts"
 
 # The option rows: every option --list-opts names is in the command's help,
 # and every option its help names is in --list-opts.
