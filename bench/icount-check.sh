@@ -163,9 +163,9 @@ trap cleanup EXIT
 # In one boot (icount, 6.1, three insmod/rmmod cycles) 10 of 42 runs with
 # the module loaded, nothing registered, took the dearer mode (7 in a row
 # after one insmod, single runs after the others) and none of 18 without
-# it; before, once the base did and the loaded runs did not, and the
-# grace-period thread's time, the softirqs and the kernel threads were
-# the same in either mode.  So a session goes on measuring, rather than
+# it; before, once the base did and the loaded runs did not.  The
+# grace-period thread's time and the RCU and timer softirqs raised were
+# the same in either mode; the cause is not known.  So a session goes on measuring, rather than
 # start afresh, until it finds the cheaper mode (another insmod starts
 # the dearer one as often).  A cost kprofmod adds is in every run, the
 # cheapest mode's included; a run of the dearer mode says nothing about
