@@ -211,13 +211,11 @@ static json_object *status_json(const struct kp_status *s)
 			       json_object_new_int64(st->stack_resets));
 	json_object_object_add(o, "counters", t);
 
-	t = json_object_new_object();
-	json_object_object_add(t, "inflight", kp_json_u64(st->drops_inflight));
-	json_object_object_add(t, "rows", kp_json_u64(st->drops_rows));
-	json_object_object_add(t, "stacks", kp_json_u64(st->drops_stacks));
-	json_object_object_add(t, "export", kp_json_u64(st->drops_export));
-	json_object_object_add(t, "samples", kp_json_u64(st->drops_samples));
-	json_object_object_add(o, "drops", t);
+	json_object_object_add(o, "drops", kp_json_drops(&(struct kp_drops) {
+		.inflight = st->drops_inflight, .rows = st->drops_rows,
+		.stacks = st->drops_stacks, .export = st->drops_export,
+		.samples = st->drops_samples,
+	}));
 
 	if (kp_stats_have_guard(st))
 		json_object_object_add(o, "overhead", status_json_overhead(s));
