@@ -6,16 +6,21 @@
 #include <linux/capability.h>
 #include "kprof_compat_version.h"
 
-/* v5.8: CAP_PERFMON and perfmon_capable() split out of CAP_SYS_ADMIN. */
-#if KPROF_KERNEL_BEFORE(5, 8, 0)
+/*
+ * CAP_PERFMON and perfmon_capable() split out of CAP_SYS_ADMIN: upstream
+ * commit 980737282232 ("capabilities: introduce CAP_PERFMON to kernel and
+ * user space"), v5.8.  Trial compile (perfmon_capable.c); the fallback,
+ * CAP_SYS_ADMIN, is for 4.14, 4.19 and 5.4.
+ */
+#if KPROF_HAVE_PERFMON_CAPABLE
 static inline bool kprof_perfmon_capable(void)
 {
-	return capable(CAP_SYS_ADMIN);
+	return perfmon_capable();
 }
 #else
 static inline bool kprof_perfmon_capable(void)
 {
-	return perfmon_capable();
+	return capable(CAP_SYS_ADMIN);
 }
 #endif
 
