@@ -4,11 +4,15 @@
 #define _KPROF_COMPAT_COMPILER_H
 
 #include <linux/compiler.h>
-#include "kprof_compat_version.h"
 
-/* v5.8: data_race() marks a read that may race on purpose, for KCSAN. */
-#if KPROF_KERNEL_BEFORE(5, 8, 0)
-/* before, there is no KCSAN to tell: the expression as is */
+/*
+ * data_race() marks a read that may race on purpose, for KCSAN: upstream
+ * commit c48981eeb0d5 ("include/linux/compiler.h: Introduce
+ * data_race(expr) macro"), v5.8.  A macro, so the preprocessor is the
+ * trial compile: the fallback is for 4.14, 4.19 and 5.4.
+ */
+#ifndef data_race
+/* without it there is no KCSAN to tell: the expression as is */
 #define data_race(expr)	(expr)
 #endif
 
