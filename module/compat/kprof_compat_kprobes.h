@@ -10,10 +10,19 @@
 #include "kprof_compat_version.h"
 
 /*
- * v5.0: regs_get_kernel_argument() gives the Nth argument of a probed
- * function at its entry.  Before, read the x86-64 argument registers.
+ * regs_get_kernel_argument() gives the Nth argument of a probed function
+ * at its entry: upstream commit 3c88ee194c28 ("x86: ptrace: Add function
+ * argument access API"), v4.20.  Trial compile
+ * (regs_get_kernel_argument.c); the fallback, which reads the x86-64
+ * argument registers, is for 4.14 and 4.19.
  */
-#if KPROF_KERNEL_BEFORE(5, 0, 0)
+#if KPROF_HAVE_REGS_GET_KERNEL_ARGUMENT
+static inline unsigned long kprof_probe_arg(struct pt_regs *regs,
+					    unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+#else
 static inline unsigned long kprof_probe_arg(struct pt_regs *regs,
 					    unsigned int n)
 {
@@ -24,24 +33,21 @@ static inline unsigned long kprof_probe_arg(struct pt_regs *regs,
 	default: return 0;
 	}
 }
-#else
-static inline unsigned long kprof_probe_arg(struct pt_regs *regs,
-					    unsigned int n)
-{
-	return regs_get_kernel_argument(regs, n);
-}
 #endif
 
 /*
- * v5.8: copy_from_kernel_nofault() (was probe_kernel_read()) reads kernel
- * memory without oopsing on a bad address.
+ * copy_from_kernel_nofault() reads kernel memory without oopsing on a bad
+ * address: upstream commit fe557319aa06 ("maccess: rename
+ * probe_kernel_{read,write} to copy_{from,to}_kernel_nofault"), v5.8.
+ * Trial compile (copy_from_kernel_nofault.c); the fallback, the old name
+ * probe_kernel_read(), is for 4.14, 4.19 and 5.4.
  */
-#if KPROF_KERNEL_BEFORE(5, 8, 0)
-#define kprof_copy_from_kernel_nofault(dst, src, size) \
-	probe_kernel_read(dst, src, size)
-#else
+#if KPROF_HAVE_COPY_FROM_KERNEL_NOFAULT
 #define kprof_copy_from_kernel_nofault(dst, src, size) \
 	copy_from_kernel_nofault(dst, src, size)
+#else
+#define kprof_copy_from_kernel_nofault(dst, src, size) \
+	probe_kernel_read(dst, src, size)
 #endif
 
 /*
