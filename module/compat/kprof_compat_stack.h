@@ -7,10 +7,18 @@
 #include "kprof_compat_version.h"
 
 /*
- * v5.2: stack_trace_save() replaced save_stack_trace(struct stack_trace),
- * which on x86 ended a trace that fits with a ULONG_MAX marker.
+ * stack_trace_save() replaced save_stack_trace(struct stack_trace), which
+ * on x86 ended a trace that fits with a ULONG_MAX marker: upstream commit
+ * 214d8ca6ee85 ("stacktrace: Provide common infrastructure"), v5.2.
+ * Trial compile (stack_trace_save.c); the fallback is for 4.14 and 4.19.
  */
-#if KPROF_KERNEL_BEFORE(5, 2, 0)
+#if KPROF_HAVE_STACK_TRACE_SAVE
+static inline unsigned int kprof_stack_trace_save(unsigned long *store,
+						  unsigned int size)
+{
+	return stack_trace_save(store, size, 0);
+}
+#else
 static inline unsigned int kprof_stack_trace_save(unsigned long *store,
 						  unsigned int size)
 {
@@ -23,12 +31,6 @@ static inline unsigned int kprof_stack_trace_save(unsigned long *store,
 	if (trace.nr_entries && store[trace.nr_entries - 1] == ULONG_MAX)
 		trace.nr_entries--;
 	return trace.nr_entries;
-}
-#else
-static inline unsigned int kprof_stack_trace_save(unsigned long *store,
-						  unsigned int size)
-{
-	return stack_trace_save(store, size, 0);
 }
 #endif
 
