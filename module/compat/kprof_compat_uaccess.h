@@ -13,22 +13,31 @@
  * while the CPU switches page tables, and user addresses then belong to
  * another process), page faults disabled, and a copy that skips
  * HARDENED_USERCOPY's check_object_size(), whose vmalloc lookup takes
- * vmap_area_lock from v5.18 (0aef499f3172).
+ * vmap_area_lock since upstream commit 0aef499f3172 ("mm/usercopy: Detect
+ * vmalloc overruns"), v5.18.
  *
- * copy_from_user_nofault() does all that only from v6.4 (d319f344561d,
- * backported to some stable kernels and not others): it is not used.
+ * copy_from_user_nofault() does all that only since upstream commit
+ * d319f344561d ("mm: Fix copy_from_user_nofault()."), v6.4, backported to
+ * some stable kernels and not others: it is not used.
  *
- * v5.8 (af5c40c6ee05): nmi_uaccess_okay() moved out of line and is not
- * exported, nor is the per-CPU state it reads.  x86's
- * copy_from_user_nmi() (exported) is the helper: nmi_uaccess_okay()
- * since v4.19 (4012e77a903d), a raw copy without check_object_size()
- * since v6.0 (59298997df89).  Before v6.0 it copies with
- * __copy_from_user_inatomic(), whose check_object_size() takes no lock
- * before v5.18: 5.18 and 5.19 are not supported.
+ * Upstream commit af5c40c6ee05 ("x86/tlb: Uninline nmi_uaccess_okay()"),
+ * v5.8, moved nmi_uaccess_okay() out of line, and it is not exported, nor
+ * is the per-CPU state it reads.  x86's copy_from_user_nmi() (exported)
+ * is the helper: nmi_uaccess_okay() since v4.19, a raw copy without
+ * check_object_size() since upstream commit 59298997df89 ("x86/uaccess:
+ * avoid check_object_size() in copy_from_user_nmi()"), v6.0.  Before v6.0
+ * it copies with __copy_from_user_inatomic(), whose check_object_size()
+ * takes no lock before v5.18: 5.18 and 5.19 are not supported.
  *
- * Before v5.8 the steps are here, with the kernel's inline
- * nmi_uaccess_okay() where it has one (v4.19, and 4.14.y since the
- * backport of 4012e77a903d; it is also a macro of its own name).
+ * Before v5.8 (4.14, 4.19, 5.4) the steps are here, with the kernel's
+ * inline nmi_uaccess_okay() where it has one (v4.19, and later 4.14.y;
+ * it is also a macro of its own name).
+ *
+ * A version check, not a trial compile: what decides is whether
+ * nmi_uaccess_okay() is inline or an unexported function, and both
+ * compile.  A kernel older than v5.8 that took af5c40c6ee05 shows at
+ * modpost (nmi_uaccess_okay undefined) and the module does not load:
+ * never a silent misuse.
  */
 #if KPROF_KERNEL_BEFORE(5, 8, 0)
 #include <asm/tlbflush.h>
