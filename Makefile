@@ -72,8 +72,9 @@ module-clean:
 
 # What DKMS gets (dkms add build/dkms/kprofmod-VERSION, and the -dkms
 # package): the module build alone, Kbuild and dkms.conf at its top as
-# here, module/, uapi/ and COPYING; not the reader, the tests or the
-# benchmarks.  Sources only, never a build's objects.
+# here, module/ (with the trial compiles of module/configure/), uapi/ and
+# COPYING; not the reader, the tests or the benchmarks.  Sources only,
+# never a build's objects nor its configure/ results.
 DKMS_SRC := $(BUILD)/dkms/kprofmod-$(KPROF_VERSION)
 dkms-source:
 	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
