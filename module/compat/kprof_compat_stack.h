@@ -45,6 +45,12 @@ static inline unsigned int kprof_stack_trace_save(unsigned long *store,
  * frame-pointer unwinder is left out on purpose: started at a probe on a
  * function's entry, before the function has pushed its frame, it would
  * skip the caller.
+ *
+ * A kernel configuration test, not a version one.  ORC came with upstream
+ * commit ee9f8fce9964 ("x86/unwind: Add the ORC unwinder"), v4.14, whose
+ * option upstream commit 11af847446ed ("x86/unwind: Rename unwinder
+ * config options to 'CONFIG_UNWINDER_*'"), v4.15, renamed: a 4.14 kernel
+ * with ORC (CONFIG_ORC_UNWINDER) takes the fallback.
  */
 #if defined(CONFIG_X86) && defined(CONFIG_UNWINDER_ORC)
 #include <asm/unwind.h>
