@@ -4,10 +4,11 @@
  *
  * Each CPU owns two preallocated interval tables; handlers write only the
  * current CPU's table of the current epoch, with no lock and no atomic: a
- * handler runs with preemption off and kprobe handlers never nest on a
- * CPU.  The sampling handler, which may interrupt a kprobe handler, has
- * rows and counters of its own.  Closing an interval flips the epoch and waits for every handler
- * that may still see the old one (an RCU-sched grace period), after which
+ * handler runs with preemption off and TCP's handlers never nest on a
+ * CPU (kprof_tcp_enter()).  The sampling handler, which may interrupt a
+ * TCP handler, has rows and counters of its own.  Closing an interval
+ * flips the epoch and waits for every handler that may still see the
+ * old one (an RCU-sched grace period), after which
  * the old tables are quiescent and can be read and cleared.  So no
  * request is lost or counted twice across the boundary.
  */

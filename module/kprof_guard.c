@@ -13,8 +13,8 @@
  * handler, and would otherwise count sixteen-fold.  A real change of cost
  * still shows: the typical time follows it within a few timed calls.
  * A kind's counters are written only by handlers that cannot nest on a
- * CPU (kprobe handlers do not nest; the sampling handler has a kind of
- * its own), so plain per-CPU adds suffice.  A probe handler's time
+ * CPU (TCP's handlers do not nest, see kprof_tcp_enter(); the sampling
+ * handler has a kind of its own), so plain per-CPU adds suffice.  A probe handler's time
  * includes a sample that interrupts it, so that sample is counted twice:
  * the estimate errs high.
  *

@@ -18,10 +18,12 @@
 #define KPROF_UNIT KPROF_UNIT_TCP
 
 #include <linux/atomic.h>
+#include <linux/ftrace.h>
 #include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -40,6 +42,7 @@
 #include "kprof_stack.h"
 #include "kprof_tcp.h"
 #include "compat/kprof_compat_cgroup.h"
+#include "compat/kprof_compat_ftrace.h"
 #include "compat/kprof_compat_kprobes.h"
 #include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
@@ -69,8 +72,8 @@ static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
 static atomic_t kprof_nr_dead = ATOMIC_INIT(0);
 
 /*
- * The probes stay registered from load to unload; START and STOP only
- * flip this.
+ * True while TCP tracing runs: set by the start once the hooks are
+ * registered, cleared by the stop before it unregisters them.
  */
 static bool kprof_running;
 static u32 kprof_attached;
@@ -485,6 +488,32 @@ static bool kprof_tcp_on(void)
 }
 
 /*
+ * TCP's handlers never nest on a CPU, which lets them write their CPU's
+ * tables with plain stores (kprof_agg.c, kprof_guard.c).  Among kprobes
+ * the kprobes core sees to it: a kprobe that hits while another one's
+ * handler runs on the CPU is missed.  Not between a kprobe and the
+ * ftrace hook, nor for the ftrace hook itself: a receive in softirq
+ * (tcp_read_sock()) or a socket destroyed there may interrupt a handler
+ * in task context.  So every handler that writes runs between these two;
+ * a call that finds another one running on its CPU is missed, as a
+ * nested kprobe is.  Preemption is off.
+ */
+static DEFINE_PER_CPU(unsigned int, kprof_tcp_nest);
+
+static bool kprof_tcp_enter(void)
+{
+	if (likely(this_cpu_inc_return(kprof_tcp_nest) == 1))
+		return true;
+	this_cpu_dec(kprof_tcp_nest);
+	return false;
+}
+
+static void kprof_tcp_leave(void)
+{
+	this_cpu_dec(kprof_tcp_nest);
+}
+
+/*
  * The probes' clock.  A kprobe's int3 handler runs in NMI-like context:
  * ktime_get_ns() there takes the timekeeper's seqcount, which lockdep
  * reports as an inconsistent lock state and which would spin forever if
@@ -594,57 +623,77 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	kprof_agg_tcp_add(&key, now);
 }
 
-static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
+/*
+ * What each hook does, from the probed function's registers at its entry
+ * (a kprobe's, or the ones an ftrace trampoline saved).
+ */
+static void kprof_on_send(struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!kprof_tcp_on())
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
+	u64 t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
 
 	kprof_tcp_send((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_SENDMSG, t0);
-	return 0;
 }
 
-static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
+static void kprof_on_connect(struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!kprof_tcp_on())
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_CONNECT);
+	u64 t0 = kprof_guard_begin(KPROF_COST_CONNECT);
 
 	kprof_tcp_connect((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CONNECT, t0);
-	return 0;
 }
 
-static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
+static void kprof_on_cleanup_rbuf(struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!kprof_tcp_on())
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_RECV);
+	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((int)kprof_probe_arg(regs, 1) > 0)
 		kprof_tcp_complete((struct sock *)kprof_probe_arg(regs, 0),
 				   regs);
 	kprof_guard_end(KPROF_COST_RECV, t0);
+}
+
+static void kprof_on_close(struct pt_regs *regs)
+{
+	u64 t0 = kprof_guard_begin(KPROF_COST_CLOSE);
+
+	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
+	kprof_guard_end(KPROF_COST_CLOSE, t0);
+}
+
+static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
+{
+	if (kprof_tcp_on() && kprof_tcp_enter()) {
+		kprof_on_send(regs);
+		kprof_tcp_leave();
+	}
+	return 0;
+}
+
+static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
+{
+	if (kprof_tcp_on() && kprof_tcp_enter()) {
+		kprof_on_connect(regs);
+		kprof_tcp_leave();
+	}
+	return 0;
+}
+
+static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
+{
+	if (kprof_tcp_on() && kprof_tcp_enter()) {
+		kprof_on_cleanup_rbuf(regs);
+		kprof_tcp_leave();
+	}
 	return 0;
 }
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 t0;
-
-	if (!kprof_tcp_on())
-		return 0;
-	t0 = kprof_guard_begin(KPROF_COST_CLOSE);
-
-	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
-	kprof_guard_end(KPROF_COST_CLOSE, t0);
+	if (kprof_tcp_on() && kprof_tcp_enter()) {
+		kprof_on_close(regs);
+		kprof_tcp_leave();
+	}
 	return 0;
 }
 
@@ -662,13 +711,14 @@ static int kprof_recvmsg_ret(struct kretprobe_instance *ri,
 {
 	u64 t0;
 
-	if (!kprof_tcp_on())
+	if (!kprof_tcp_on() || !kprof_tcp_enter())
 		return 0;
 	t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((long)regs_return_value(regs) > 0)
 		kprof_tcp_complete(*(struct sock **)ri->data, NULL);
 	kprof_guard_end(KPROF_COST_RECV, t0);
+	kprof_tcp_leave();
 	return 0;
 }
 
@@ -751,6 +801,156 @@ static const u32 kprof_kp_bits[] = {
 	KPROF_ATTACH_TCP_SENDPAGE,
 };
 
+/* The hooks hit on every request: a start, and its response's read. */
+#define KPROF_ATTACH_HOT	(KPROF_ATTACH_TCP_SENDMSG | \
+				 KPROF_ATTACH_TCP_SENDPAGE | \
+				 KPROF_ATTACH_TCP_CLEANUP_RBUF | \
+				 KPROF_ATTACH___TCP_CLEANUP_RBUF)
+#define KPROF_ATTACH_RECV	(KPROF_ATTACH_TCP_CLEANUP_RBUF | \
+				 KPROF_ATTACH___TCP_CLEANUP_RBUF)
+
+#if KPROF_FTRACE_ATTACH
+/*
+ * The hot hooks through one ftrace_ops (see kprof_compat_ftrace.h): its
+ * callback is called straight from a trampoline of its own that saves
+ * only the argument registers, the stack and frame pointers and the
+ * instruction pointer, where a kprobe on the same call site costs the
+ * full register save and the kprobes core's dispatch.  The other hooks
+ * (a connection's start and end) stay kprobes.  Another tool's ftrace_ops
+ * or kprobe on the same function is called as before: the kernel then
+ * calls every ops from a list, and this one takes nothing from them.
+ *
+ * kprof_ftr_usable: decided once, at load, when every hot hook that can
+ * be attached here was a kprobe on ftrace, so that its address, in
+ * kprof_hook_ip[], is the ftrace call site that the callback's @ip names.
+ * kprof_ftr_armed: the hot hooks of the running start are on the ops.
+ */
+static bool kprof_ftr_usable;
+static bool kprof_ftr_armed;
+static unsigned long kprof_hook_ip[ARRAY_SIZE(kprof_kps)];
+/* the receive hooks' call sites; 0 for none (no call site is 0) */
+static unsigned long kprof_ftr_recv_ip[2];
+
+static void notrace kprof_ftr_hook(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	preempt_disable_notrace();
+	if (kprof_tcp_on() && kprof_tcp_enter()) {
+		if (ip == kprof_ftr_recv_ip[0] || ip == kprof_ftr_recv_ip[1])
+			kprof_on_cleanup_rbuf(kprof_ftrace_pt_regs(fregs));
+		else
+			kprof_on_send(kprof_ftrace_pt_regs(fregs));
+		kprof_tcp_leave();
+	}
+	preempt_enable_notrace();
+}
+
+static struct ftrace_ops kprof_ftr_ops = {
+	.func = kprof_ftr_hook,
+};
+
+/* Is kprof_kps[@i] a hot hook that goes through the ftrace_ops now? */
+static bool kprof_kp_on_ftrace(int i)
+{
+	return kprof_ftr_armed && (kprof_kp_bits[i] & KPROF_ATTACH_HOT);
+}
+
+/*
+ * Once a module's ftrace_ops is unregistered no callback runs nor is
+ * about to: ftrace_shutdown() waits for every task to leave the ops'
+ * trampoline (synchronize_rcu_tasks_rude(), and synchronize_rcu_tasks()
+ * on a preemptible kernel) before it frees it.  The filter stays, for
+ * the next arm to replace; the unload frees it (kprof_ftr_exit()).
+ */
+static void kprof_ftr_disarm(void)
+{
+	unregister_ftrace_function(&kprof_ftr_ops);
+	kprof_ftr_armed = false;
+}
+
+/*
+ * The filter is set afresh: the first call resets it (freeing the last
+ * arm's through RCU), the others add.  Not ftrace_free_filter() here: it
+ * frees the ops' hashes and leaves the ops pointing at them.
+ */
+static int kprof_ftr_arm(void)
+{
+	int i, n = 0, ret = 0, reset = 1;
+
+	kprof_ftr_recv_ip[0] = 0;
+	kprof_ftr_recv_ip[1] = 0;
+	for (i = 0; i < ARRAY_SIZE(kprof_kps) && !ret; i++) {
+		if (!(kprof_attached & kprof_kp_bits[i] & KPROF_ATTACH_HOT))
+			continue;
+		if ((kprof_kp_bits[i] & KPROF_ATTACH_RECV) && n < 2)
+			kprof_ftr_recv_ip[n++] = kprof_hook_ip[i];
+		ret = ftrace_set_filter_ip(&kprof_ftr_ops, kprof_hook_ip[i],
+					   0, reset);
+		reset = 0;
+	}
+	if (!ret)
+		ret = register_ftrace_function(&kprof_ftr_ops);
+	if (ret)
+		return ret;
+	kprof_ftr_armed = true;
+	return 0;
+}
+
+/* At unload, the ops unregistered: its filter's memory. */
+static void kprof_ftr_exit(void)
+{
+	ftrace_free_filter(&kprof_ftr_ops);
+}
+
+/*
+ * At load, after kprobe @i registered: usable while every hot hook so
+ * far was a kprobe on ftrace, i.e. at its function's ftrace call site.
+ */
+static void kprof_ftr_probe(int i)
+{
+	if (!(kprof_kp_bits[i] & KPROF_ATTACH_HOT))
+		return;
+	kprof_hook_ip[i] = (unsigned long)kprof_kps[i]->addr;
+	if (!(kprof_kps[i]->flags & KPROBE_FLAG_FTRACE))
+		kprof_ftr_usable = false;
+}
+
+static void kprof_ftr_init(void)
+{
+	kprof_ftr_usable = true;
+}
+#else
+static const bool kprof_ftr_usable;
+static const bool kprof_ftr_armed;
+
+static bool kprof_kp_on_ftrace(int i)
+{
+	return false;
+}
+
+static void kprof_ftr_disarm(void)
+{
+}
+
+static int kprof_ftr_arm(void)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kprof_ftr_probe(int i)
+{
+}
+
+static void kprof_ftr_init(void)
+{
+}
+
+static void kprof_ftr_exit(void)
+{
+}
+#endif
+
 u32 kprof_tcp_attach(void)
 {
 	return kprof_attached;
@@ -825,10 +1025,13 @@ static void kprof_tcp_unregister(struct kprobe **kps, int n, bool krp)
 static int kprof_tcp_arm(void)
 {
 	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
+	bool ftr = kprof_ftr_usable, krp = false;
 	int i, n = 0, ret = 0;
 
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
 		if (!(kprof_attached & kprof_kp_bits[i]))
+			continue;
+		if (ftr && (kprof_kp_bits[i] & KPROF_ATTACH_HOT))
 			continue;
 		kprof_kp_fresh(kprof_kps[i]);
 		ret = register_kprobe(kprof_kps[i]);
@@ -839,10 +1042,13 @@ static int kprof_tcp_arm(void)
 	if (!ret && (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)) {
 		kprof_krp_fresh(&kprof_krp_recvmsg);
 		ret = register_kretprobe(&kprof_krp_recvmsg);
+		krp = !ret;
 	}
+	if (!ret && ftr)
+		ret = kprof_ftr_arm();
 	if (ret) {
 		pr_warn("cannot register the TCP probes (%d)\n", ret);
-		kprof_tcp_unregister(kps, n, false);
+		kprof_tcp_unregister(kps, n, krp);
 	}
 	return ret;
 }
@@ -853,8 +1059,11 @@ static void kprof_tcp_disarm(void)
 	int i, n = 0;
 
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
-		if (kprof_attached & kprof_kp_bits[i])
+		if ((kprof_attached & kprof_kp_bits[i]) &&
+		    !kprof_kp_on_ftrace(i))
 			kps[n++] = kprof_kps[i];
+	if (kprof_ftr_armed)
+		kprof_ftr_disarm();
 	kprof_tcp_unregister(kps, n,
 			     kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET);
 }
@@ -953,6 +1162,7 @@ int kprof_tcp_init(void)
 	 * Find out what can be attached here: register each probe once,
 	 * then unregister them all; TCP's start registers them again.
 	 */
+	kprof_ftr_init();
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
 		ret = register_kprobe(kprof_kps[i]);
 		if (ret) {
@@ -961,6 +1171,7 @@ int kprof_tcp_init(void)
 			continue;
 		}
 		kprof_attached |= kprof_kp_bits[i];
+		kprof_ftr_probe(i);
 	}
 	kprof_arm_outer_cleanup();
 	if (!(kprof_attached & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
@@ -978,6 +1189,7 @@ int kprof_tcp_init(void)
 void kprof_tcp_exit(void)
 {
 	kprof_tcp_stop();
+	kprof_ftr_exit();
 	kprof_attached = 0;
 	vfree(kprof_flights);
 	kprof_flights = NULL;

@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 top='' rec=''
 trap 'kill -KILL $top $rec 2>/dev/null; rm -rf "$tmp"' EXIT
 
-tap_plan 10
+tap_plan 13
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
@@ -38,7 +38,28 @@ no_kprobes_on_tcp()
 	tap_result $rc "$1 ($n)"
 }
 
+# ftrace_on_tcp: lines of ftrace's enabled_functions for the functions
+# kprofmod hooks (an ftrace_ops, and kprobes on ftrace, show there; no
+# other tool traces them while this test runs); -1 without the file
+ftrace_on=/sys/kernel/debug/tracing/enabled_functions
+ftrace_on_tcp()
+{
+	[ -r "$ftrace_on" ] || { echo -1; return; }
+	grep -Ec '^(tcp_sendmsg|tcp_sendpage|_?_?tcp_cleanup_rbuf|tcp_connect|tcp_close|tcp_disconnect|tcp_v4_destroy_sock|tcp_recvmsg) ' \
+		"$ftrace_on"
+}
+
+# the hot hooks go through kprofmod's ftrace_ops on x86-64 from 5.11
+# (module/compat/kprof_compat_ftrace.h), wherever dynamic ftrace is
+kv=$(uname -r | awk -F'[.-]' '{print $1 * 1000 + $2}')
+ftrace_hot=0
+[ -r "$ftrace_on" ] && [ "$(uname -m)" = x86_64 ] && [ "$kv" -ge 5011 ] &&
+	ftrace_hot=1
+
 no_kprobes_on_tcp "loaded and idle, kprofmod has no kprobe registered"
+n=$(ftrace_on_tcp)
+[ "$n" -le 0 ]
+tap_result $? "loaded and idle, ftrace calls nothing on TCP's functions ($n)"
 
 # sessions_are WANT...: `kprof status --json` lists exactly these
 # sessions besides its own, each "PID:what,what" ("PID:" for nothing),
@@ -105,6 +126,23 @@ n=$(kprobes_on_tcp)
 [ "$n" -gt 0 ]
 tap_result $? "while sessions trace TCP, its kprobes are registered ($n)"
 
+# where the hot hooks are on ftrace: tcp_sendmsg and the receive hook
+# call kprofmod's callback, and have no kprobe
+if [ "$ftrace_hot" = 1 ]; then
+	grep -E '^(tcp_sendmsg|_?_?tcp_cleanup_rbuf) .*kprof_ftr_hook' \
+		"$ftrace_on" >"$tmp/ftr"
+	grep -q '^tcp_sendmsg ' "$tmp/ftr" &&
+		grep -Eq '^_?_?tcp_cleanup_rbuf ' "$tmp/ftr" &&
+		! grep -Eq '[[:space:]](tcp_sendmsg|_?_?tcp_cleanup_rbuf)\+' \
+			"$kprobes"
+	rc=$?
+	[ $rc -eq 0 ] || { sed 's/^/# /' "$kprobes";
+		grep -E '^(tcp_|__tcp)' "$ftrace_on" | sed 's/^/# /'; }
+	tap_result $rc "the hot hooks call kprofmod's ftrace_ops, not kprobes"
+else
+	tap_skip "the hot hooks call kprofmod's ftrace_ops" "kprobes on $(uname -r)"
+fi
+
 status_text_has "status text: two sessions, the recorder's pid, command and what it runs" \
 	"^  sessions:   2 besides this one$" "^    pid $rec +kprof +tcp for "
 
@@ -127,6 +165,9 @@ status_text_has "status text: running none, no other session" \
 	"^  running: +none$" "^  sessions:   0 besides this one$"
 
 no_kprobes_on_tcp "once the last reader is gone, no kprobe of kprofmod is left"
+n=$(ftrace_on_tcp)
+[ "$n" -le 0 ]
+tap_result $? "once the last reader is gone, ftrace calls nothing on TCP's functions ($n)"
 top='' rec=''
 
 # abtest's detached runs need nothing traced: a reader that starts
