@@ -122,7 +122,9 @@ def main():
       "kprofmod runs with `budget_ppm=0` (overhead guard off).  Under "
       "TCG a trap costs few instructions, so int3-based probes look "
       "cheaper than on hardware; on this kernel every probe here sits "
-      "on a function entry and goes through ftrace, which does not trap.  "
+      "on a function entry and goes through ftrace, which does not trap "
+      "(kprofmod's hot hooks are an `ftrace_ops` of its own, the others "
+      "kprobes on ftrace).  "
       f"Host: {info.get('host', 'unknown')}.")
     p("")
     p("## Targets")
@@ -203,8 +205,10 @@ def main():
       "reads nothing while measured); the eight views are eight more "
       "readers filtering on a cgroup.  The floor is "
       "`bench/floor/kprof_floor.ko`: two kprobes with empty handlers "
-      "(`mode=ftrace`: one `ftrace_ops` with an empty callback, the least "
-      "an attach through ftrace can cost).  bpftrace's scripts are in "
+      "(`mode=ftrace`: one `ftrace_ops` whose callback only turns "
+      "preemption off and on, called straight from its trampoline: the "
+      "least an attach through ftrace can cost, and how kprofmod attaches "
+      "its hot hooks from 5.11).  bpftrace's scripts are in "
       "`bench/bt/`: `tcp_floor.bt` (two empty kprobes), `tcp_equiv.bt` "
       "(a start time per socket, a latency histogram per endpoint), "
       "`tcp_stacks.bt` (the same keyed by kernel and user stack).")

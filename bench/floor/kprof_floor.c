@@ -5,9 +5,11 @@
  * tcp_cleanup_rbuf), or on the perf event it samples with:
  *
  *   insmod kprof_floor.ko              two kprobes, empty pre-handlers
- *   insmod kprof_floor.ko mode=ftrace  one ftrace_ops, an empty callback
- *                                      (FTRACE_OPS_FL_RECURSION: called
- *                                      straight from the trampoline)
+ *   insmod kprof_floor.ko mode=ftrace  one ftrace_ops, a callback that
+ *                                      only turns preemption off and on
+ *                                      (no FTRACE_OPS_FL_RECURSION: called
+ *                                      straight from the trampoline), as
+ *                                      kprofmod's hot hooks are
  *   insmod kprof_floor.ko mode=sample [hz=N]
  *                                      a cpu-clock perf event per online
  *                                      CPU at N Hz (9999) with an empty
@@ -76,12 +78,13 @@ static void notrace kprof_floor_fn(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
+	preempt_disable_notrace();
 	kprof_floor_work();
+	preempt_enable_notrace();
 }
 
 static struct ftrace_ops kprof_floor_ops = {
 	.func = kprof_floor_fn,
-	.flags = FTRACE_OPS_FL_RECURSION,
 };
 
 static int kprof_floor_ftrace(void)
