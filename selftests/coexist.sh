@@ -24,7 +24,7 @@ cleanup()
 }
 trap cleanup EXIT
 
-tap_plan 20
+tap_plan 24
 kp_unload
 rmmod kprof_peer 2>/dev/null
 mark=$(kp_dmesg_mark)
@@ -229,6 +229,54 @@ else
 		bt_expect "kprofmod first, bpftrace after it, running: every call counted"
 	kp_stop
 	kp_counted "kprofmod first: it counted every request beside bpftrace"
+	kp_unload
+fi
+
+# --- ftrace's function tracer ---
+# Where kprofmod's hot hooks are an ftrace_ops of its own, the function
+# tracer on tcp_sendmsg shares the call site with it: the kernel then
+# calls both from its list.  Where they are kprobes, the same holds with
+# the kprobes' ftrace_ops.
+T=/sys/kernel/debug/tracing
+[ -d "$T" ] || T=/sys/kernel/tracing
+ft_start()
+{
+	echo 0 >"$T/tracing_on" && echo nop >"$T/current_tracer" &&
+		: >"$T/trace" && echo tcp_sendmsg >"$T/set_ftrace_filter" &&
+		echo function >"$T/current_tracer" && echo 1 >"$T/tracing_on" &&
+		return 0
+	tap_diag "cannot start the function tracer on tcp_sendmsg"
+	return 1
+}
+
+# ft_expect DESC: the function tracer, stopped now, saw 2N sends
+ft_expect()
+{
+	local n
+	echo 0 >"$T/tracing_on"
+	n=$(grep -c ' tcp_sendmsg <-' "$T/trace")
+	echo nop >"$T/current_tracer"
+	: >"$T/set_ftrace_filter"
+	[ "$n" = $((2 * N)) ] && { tap_result 0 "$1"; return; }
+	tap_diag "the function tracer saw $n calls of tcp_sendmsg, want $((2 * N))"
+	tap_result 1 "$1"
+}
+
+if ! grep -qw function "$T/available_tracers" 2>/dev/null; then
+	for _ in 1 2 3 4; do
+		tap_skip "the function tracer beside kprofmod" \
+			"no function tracer here"
+	done
+else
+	kp_load
+	kp_run && ft_start && workload &&
+		ft_expect "kprofmod first, function tracer after it: every call traced"
+	kp_stop
+	kp_counted "kprofmod first: it counted every request beside the function tracer"
+	ft_start && kp_run && workload &&
+		ft_expect "function tracer first, kprofmod after it: every call traced"
+	kp_stop
+	kp_counted "function tracer first: kprofmod counted every request too"
 	kp_unload
 fi
 
