@@ -595,6 +595,18 @@ vm_start()
 	echo "== VM $1 started (${#job_name[@]} of $jobs running)"
 }
 
+# The matrix kernels that build on the host share one DKMS tree, which
+# this run clears at its start and end: a second run on the same host
+# (another checkout, a CI clone) waits for this one, or it would remove
+# the installs this one's guests are about to load.
+if [ -n "$boot$kdir" ]; then
+	exec 8>/var/lock/kprofmod-check.lock
+	if ! flock -n 8; then
+		echo "check.sh: another run on this host uses DKMS; waiting for it"
+		flock 8
+	fi
+fi
+
 # What DKMS gets: the module's source alone (make dkms-source), once
 dkms_src=$proj/build/dkms/kprofmod-$version
 if [ -n "$boot$kdir" ]; then
