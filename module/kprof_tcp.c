@@ -661,40 +661,35 @@ static void kprof_on_close(struct pt_regs *regs)
 	kprof_guard_end(KPROF_COST_CLOSE, t0);
 }
 
-static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
+/* A kprobe's pre-handler: @fn, when tracing runs and no handler does here. */
+static __always_inline int kprof_kp_hook(void (*fn)(struct pt_regs *regs),
+					 struct pt_regs *regs)
 {
 	if (kprof_tcp_on() && kprof_tcp_enter()) {
-		kprof_on_send(regs);
+		fn(regs);
 		kprof_tcp_leave();
 	}
 	return 0;
+}
+
+static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
+{
+	return kprof_kp_hook(kprof_on_send, regs);
 }
 
 static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 {
-	if (kprof_tcp_on() && kprof_tcp_enter()) {
-		kprof_on_connect(regs);
-		kprof_tcp_leave();
-	}
-	return 0;
+	return kprof_kp_hook(kprof_on_connect, regs);
 }
 
 static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 {
-	if (kprof_tcp_on() && kprof_tcp_enter()) {
-		kprof_on_cleanup_rbuf(regs);
-		kprof_tcp_leave();
-	}
-	return 0;
+	return kprof_kp_hook(kprof_on_cleanup_rbuf, regs);
 }
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 {
-	if (kprof_tcp_on() && kprof_tcp_enter()) {
-		kprof_on_close(regs);
-		kprof_tcp_leave();
-	}
-	return 0;
+	return kprof_kp_hook(kprof_on_close, regs);
 }
 
 static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
