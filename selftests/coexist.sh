@@ -20,6 +20,7 @@ cleanup()
 	[ -z "$bt" ] || kill "$bt" 2>/dev/null
 	wait 2>/dev/null
 	rmmod kprof_peer 2>/dev/null
+	ft_off 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -249,14 +250,22 @@ ft_start()
 	return 1
 }
 
-# ft_expect DESC: the function tracer, stopped now, saw 2N sends
+# ft_off: the tracer as the next test expects it: nop, no filter, on
+ft_off()
+{
+	echo nop >"$T/current_tracer"
+	: >"$T/set_ftrace_filter"
+	echo 1 >"$T/tracing_on"
+}
+
+# ft_expect DESC: the function tracer, stopped now, saw the workload's
+# 2N sends (its own, by command name: nothing else may count)
 ft_expect()
 {
 	local n
 	echo 0 >"$T/tracing_on"
-	n=$(grep -c ' tcp_sendmsg <-' "$T/trace")
-	echo nop >"$T/current_tracer"
-	: >"$T/set_ftrace_filter"
+	n=$(grep ' tcp_sendmsg <-' "$T/trace" | grep -c '^ *tcp_workload-')
+	ft_off
 	[ "$n" = $((2 * N)) ] && { tap_result 0 "$1"; return; }
 	tap_diag "the function tracer saw $n calls of tcp_sendmsg, want $((2 * N))"
 	tap_result 1 "$1"

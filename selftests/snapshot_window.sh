@@ -35,9 +35,12 @@ if ! grep -qw function_graph "$T/available_tracers" 2>/dev/null; then
 fi
 
 echo nop >"$T/current_tracer"
+# whatever an earlier test left: no function filter, tracing on
+: >"$T/set_ftrace_filter"
 echo kprof_export_snapshot >"$T/set_graph_function"
 echo function_graph >"$T/current_tracer"
 : >"$T/trace"
+echo 1 >"$T/tracing_on"
 # new stacks every interval: a spinner sampled, symbolized by top
 "$SPIN" 3 &
 spin=$!
