@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TCP request -> response latency, from kprobes.
+ * TCP request -> response latency, from an ftrace_ops and kprobes.
  *
  * Per socket, the first tcp_sendmsg() after the last completed response
  * starts a request; the first receive cleanup with copied > 0 after that
@@ -856,7 +856,7 @@ static bool kprof_kp_on_ftrace(int i)
  * about to: ftrace_shutdown() waits for every task to leave the ops'
  * trampoline (synchronize_rcu_tasks_rude(), and synchronize_rcu_tasks()
  * on a preemptible kernel) before it frees it.  The filter stays, for
- * the next arm to replace; the unload frees it (kprof_ftr_exit()).
+ * the next arm to replace; the unload empties it (kprof_ftr_exit()).
  */
 static void kprof_ftr_disarm(void)
 {
@@ -866,7 +866,7 @@ static void kprof_ftr_disarm(void)
 
 /*
  * The filter is set afresh: the first call resets it (freeing the last
- * arm's through RCU), the others add.  Not ftrace_free_filter() here: it
+ * arm's through RCU), the others add.  Not ftrace_free_filter(): it
  * frees the ops' hashes and leaves the ops pointing at them.
  */
 static int kprof_ftr_arm(void)
@@ -892,10 +892,14 @@ static int kprof_ftr_arm(void)
 	return 0;
 }
 
-/* At unload, the ops unregistered: its filter's memory. */
+/*
+ * At unload, the ops unregistered: its filter's memory, by resetting it
+ * to the empty filter.  Not ftrace_free_filter(), exported only since
+ * upstream commit 8be9fbd5345d (v6.2; 6.1.y has it, 5.15 does not).
+ */
 static void kprof_ftr_exit(void)
 {
-	ftrace_free_filter(&kprof_ftr_ops);
+	ftrace_set_filter(&kprof_ftr_ops, NULL, 0, 1);
 }
 
 /*
