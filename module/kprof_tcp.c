@@ -661,9 +661,9 @@ static void kprof_on_close(struct pt_regs *regs)
 	kprof_guard_end(KPROF_COST_CLOSE, t0);
 }
 
-/* A kprobe's pre-handler: @fn, when tracing runs and no handler does here. */
-static __always_inline int kprof_kp_hook(void (*fn)(struct pt_regs *regs),
-					 struct pt_regs *regs)
+/* Every hook: @fn, when tracing runs and no other handler does here. */
+static __always_inline int kprof_hook(void (*fn)(struct pt_regs *regs),
+				      struct pt_regs *regs)
 {
 	if (kprof_tcp_on() && kprof_tcp_enter()) {
 		fn(regs);
@@ -674,22 +674,22 @@ static __always_inline int kprof_kp_hook(void (*fn)(struct pt_regs *regs),
 
 static int kprof_pre_sendmsg(struct kprobe *p, struct pt_regs *regs)
 {
-	return kprof_kp_hook(kprof_on_send, regs);
+	return kprof_hook(kprof_on_send, regs);
 }
 
 static int kprof_pre_connect(struct kprobe *p, struct pt_regs *regs)
 {
-	return kprof_kp_hook(kprof_on_connect, regs);
+	return kprof_hook(kprof_on_connect, regs);
 }
 
 static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 {
-	return kprof_kp_hook(kprof_on_cleanup_rbuf, regs);
+	return kprof_hook(kprof_on_cleanup_rbuf, regs);
 }
 
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 {
-	return kprof_kp_hook(kprof_on_close, regs);
+	return kprof_hook(kprof_on_close, regs);
 }
 
 static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
@@ -830,14 +830,13 @@ static void notrace kprof_ftr_hook(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
+	struct pt_regs *regs = kprof_ftrace_pt_regs(fregs);
+
 	preempt_disable_notrace();
-	if (kprof_tcp_on() && kprof_tcp_enter()) {
-		if (ip == kprof_ftr_recv_ip[0] || ip == kprof_ftr_recv_ip[1])
-			kprof_on_cleanup_rbuf(kprof_ftrace_pt_regs(fregs));
-		else
-			kprof_on_send(kprof_ftrace_pt_regs(fregs));
-		kprof_tcp_leave();
-	}
+	if (ip == kprof_ftr_recv_ip[0] || ip == kprof_ftr_recv_ip[1])
+		kprof_hook(kprof_on_cleanup_rbuf, regs);
+	else
+		kprof_hook(kprof_on_send, regs);
 	preempt_enable_notrace();
 }
 
