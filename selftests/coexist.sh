@@ -20,7 +20,7 @@ cleanup()
 	[ -z "$bt" ] || kill "$bt" 2>/dev/null
 	wait 2>/dev/null
 	rmmod kprof_peer 2>/dev/null
-	ft_off 2>/dev/null
+	kp_trace_reset "$T" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -238,8 +238,7 @@ fi
 # tracer on tcp_sendmsg shares the call site with it: the kernel then
 # calls both from its list.  Where they are kprobes, the same holds with
 # the kprobes' ftrace_ops.
-T=/sys/kernel/debug/tracing
-[ -d "$T" ] || T=/sys/kernel/tracing
+T=$(kp_tracefs)
 ft_start()
 {
 	echo 0 >"$T/tracing_on" && echo nop >"$T/current_tracer" &&
@@ -250,14 +249,6 @@ ft_start()
 	return 1
 }
 
-# ft_off: the tracer as the next test expects it: nop, no filter, on
-ft_off()
-{
-	echo nop >"$T/current_tracer"
-	: >"$T/set_ftrace_filter"
-	echo 1 >"$T/tracing_on"
-}
-
 # ft_expect DESC: the function tracer, stopped now, saw the workload's
 # 2N sends (its own, by command name: nothing else may count)
 ft_expect()
@@ -265,7 +256,7 @@ ft_expect()
 	local n
 	echo 0 >"$T/tracing_on"
 	n=$(grep ' tcp_sendmsg <-' "$T/trace" | grep -c '^ *tcp_workload-')
-	ft_off
+	kp_trace_reset "$T"
 	[ "$n" = $((2 * N)) ] && { tap_result 0 "$1"; return; }
 	tap_diag "the function tracer saw $n calls of tcp_sendmsg, want $((2 * N))"
 	tap_result 1 "$1"

@@ -146,6 +146,26 @@ kp_unload()
 	rmmod kprofmod
 }
 
+# kp_tracefs: tracefs' directory, mounted if it is not; nothing printed
+# (status 1) where the kernel has none
+kp_tracefs()
+{
+	[ -d /sys/kernel/tracing/options ] ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -d /sys/kernel/tracing/options ] && echo /sys/kernel/tracing
+}
+
+# kp_trace_reset DIR: the tracer of tracefs DIR as every test may expect
+# to find it: nop, no function or graph filter, tracing on
+kp_trace_reset()
+{
+	[ -w "$1/current_tracer" ] || return 0
+	echo nop >"$1/current_tracer"
+	: >"$1/set_ftrace_filter"
+	[ ! -w "$1/set_graph_function" ] || : >"$1/set_graph_function"
+	echo 1 >"$1/tracing_on"
+}
+
 # Kernel log lines that mean the kernel is unhappy.
 kp_dmesg_mark()
 {

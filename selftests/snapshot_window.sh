@@ -10,15 +10,12 @@
 # check, under the mmap lock) ran after that.
 . "$(dirname "$0")/lib.sh"
 
-T=/sys/kernel/tracing
-[ -d "$T/options" ] || mount -t tracefs nodev "$T" 2>/dev/null
+T=$(kp_tracefs)
 SPIN=$KP_DIR/cpu_spin
 tmp=$(mktemp -d)
 cleanup()
 {
-	[ -w "$T/current_tracer" ] && echo nop >"$T/current_tracer"
-	[ -w "$T/tracing_on" ] && echo 1 >"$T/tracing_on"
-	[ -w "$T/set_graph_function" ] && : >"$T/set_graph_function"
+	kp_trace_reset "$T"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -34,13 +31,11 @@ if ! grep -qw function_graph "$T/available_tracers" 2>/dev/null; then
 	exit "$KSFT_SKIP"
 fi
 
-echo nop >"$T/current_tracer"
 # whatever an earlier test left: no function filter, tracing on
-: >"$T/set_ftrace_filter"
+kp_trace_reset "$T"
 echo kprof_export_snapshot >"$T/set_graph_function"
 echo function_graph >"$T/current_tracer"
 : >"$T/trace"
-echo 1 >"$T/tracing_on"
 # new stacks every interval: a spinner sampled, symbolized by top
 "$SPIN" 3 &
 spin=$!
