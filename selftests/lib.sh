@@ -161,7 +161,7 @@ kp_trace_reset()
 {
 	[ -w "$1/current_tracer" ] || return 0
 	echo nop >"$1/current_tracer"
-	: >"$1/set_ftrace_filter"
+	[ ! -w "$1/set_ftrace_filter" ] || : >"$1/set_ftrace_filter"
 	[ ! -w "$1/set_graph_function" ] || : >"$1/set_graph_function"
 	echo 1 >"$1/tracing_on"
 }
