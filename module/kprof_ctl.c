@@ -88,6 +88,8 @@ u64 kprof_ctl_features(void)
 		f |= KPROF_FEAT_HW_CYCLES;
 	if (KPROF_HAVE_CGROUP)
 		f |= KPROF_FEAT_CGROUP;
+	if (kprof_tcp_ftrace())
+		f |= KPROF_FEAT_TCP_FTRACE;
 	return f | KPROF_FEAT_GUARD;
 }
 

@@ -815,9 +815,10 @@ static const u32 kprof_kp_bits[] = {
  * or kprobe on the same function is called as before: the kernel then
  * calls every ops from a list, and this one takes nothing from them.
  *
- * kprof_ftr_usable: decided once, at load, when every hot hook that can
- * be attached here was a kprobe on ftrace, so that its address, in
- * kprof_hook_ip[], is the ftrace call site that the callback's @ip names.
+ * kprof_ftr_usable: decided at load, when every hot hook that can be
+ * attached here was a kprobe on ftrace, so that its address, in
+ * kprof_hook_ip[], is the ftrace call site that the callback's @ip names;
+ * cleared for good when attaching or detaching the ops fails.
  * kprof_ftr_armed: the hot hooks of the running start are on the ops.
  */
 static bool kprof_ftr_usable;
@@ -825,6 +826,12 @@ static bool kprof_ftr_armed;
 static unsigned long kprof_hook_ip[ARRAY_SIZE(kprof_kps)];
 /* the receive hooks' call sites; 0 for none (no call site is 0) */
 static unsigned long kprof_ftr_recv_ip[2];
+
+/* From now on the hot hooks are kprobes (GET_INFO reads the flag). */
+static void kprof_ftr_give_up(void)
+{
+	WRITE_ONCE(kprof_ftr_usable, false);
+}
 
 static void notrace kprof_ftr_hook(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
@@ -859,8 +866,21 @@ static bool kprof_kp_on_ftrace(int i)
  */
 static void kprof_ftr_disarm(void)
 {
-	unregister_ftrace_function(&kprof_ftr_ops);
+	int ret = unregister_ftrace_function(&kprof_ftr_ops);
+
 	kprof_ftr_armed = false;
+	if (!ret)
+		return;
+	/*
+	 * Only when ftrace has shut itself down (ftrace_disabled, after a
+	 * bug it detected), which stops every callback.  The ops may still
+	 * be on its lists: the module stays (its callback returns at once
+	 * while TCP tracing is stopped) and the hooks are kprobes from now.
+	 */
+	pr_err("cannot unregister the TCP ftrace hooks (%d): module pinned\n",
+	       ret);
+	__module_get(THIS_MODULE);
+	kprof_ftr_give_up();
 }
 
 /*
@@ -883,6 +903,9 @@ static int kprof_ftr_arm(void)
 					   0, reset);
 		reset = 0;
 	}
+	/* an ops with no filter would be called for every function */
+	if (!ret && reset)
+		ret = -ENOENT;
 	if (!ret)
 		ret = register_ftrace_function(&kprof_ftr_ops);
 	if (ret)
@@ -922,6 +945,10 @@ static void kprof_ftr_init(void)
 static const bool kprof_ftr_usable;
 static const bool kprof_ftr_armed;
 
+static void kprof_ftr_give_up(void)
+{
+}
+
 static bool kprof_kp_on_ftrace(int i)
 {
 	return false;
@@ -948,6 +975,11 @@ static void kprof_ftr_exit(void)
 {
 }
 #endif
+
+bool kprof_tcp_ftrace(void)
+{
+	return READ_ONCE(kprof_ftr_usable);
+}
 
 u32 kprof_tcp_attach(void)
 {
@@ -1020,30 +1052,48 @@ static void kprof_tcp_unregister(struct kprobe **kps, int n, bool krp)
  * request); all or none.  Nothing of kprofmod is in the probed
  * functions while no probe is registered.
  */
-static int kprof_tcp_arm(void)
+static int kprof_tcp_register(struct kprobe **kps, int *n, u32 bits)
 {
-	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
-	bool ftr = kprof_ftr_usable, krp = false;
-	int i, n = 0, ret = 0;
+	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++) {
-		if (!(kprof_attached & kprof_kp_bits[i]))
-			continue;
-		if (ftr && (kprof_kp_bits[i] & KPROF_ATTACH_HOT))
+		if (!(kprof_attached & kprof_kp_bits[i] & bits))
 			continue;
 		kprof_kp_fresh(kprof_kps[i]);
 		ret = register_kprobe(kprof_kps[i]);
 		if (ret)
-			break;
-		kps[n++] = kprof_kps[i];
+			return ret;
+		kps[(*n)++] = kprof_kps[i];
 	}
+	return 0;
+}
+
+/*
+ * The hot hooks go through the ftrace_ops where they can; if attaching
+ * it fails, they are kprobes like the others, now and from then on
+ * (KPROF_FEAT_TCP_FTRACE clears).
+ */
+static int kprof_tcp_arm(void)
+{
+	struct kprobe *kps[ARRAY_SIZE(kprof_kps)];
+	bool ftr = kprof_ftr_usable, krp = false;
+	int n = 0, ret;
+
+	ret = kprof_tcp_register(kps, &n, ftr ? ~KPROF_ATTACH_HOT : ~0U);
 	if (!ret && (kprof_attached & KPROF_ATTACH_TCP_RECVMSG_RET)) {
 		kprof_krp_fresh(&kprof_krp_recvmsg);
 		ret = register_kretprobe(&kprof_krp_recvmsg);
 		krp = !ret;
 	}
-	if (!ret && ftr)
+	if (!ret && ftr) {
 		ret = kprof_ftr_arm();
+		if (ret) {
+			pr_warn("cannot attach the TCP hooks through ftrace (%d): kprobes instead\n",
+				ret);
+			kprof_ftr_give_up();
+			ret = kprof_tcp_register(kps, &n, KPROF_ATTACH_HOT);
+		}
+	}
 	if (ret) {
 		pr_warn("cannot register the TCP probes (%d)\n", ret);
 		kprof_tcp_unregister(kps, n, krp);

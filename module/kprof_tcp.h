@@ -15,6 +15,7 @@ void kprof_tcp_stop(void);
 bool kprof_tcp_running(void);
 bool kprof_tcp_start_possible(void);
 u32 kprof_tcp_attach(void);
+bool kprof_tcp_ftrace(void);
 u32 kprof_tcp_inflight(void);
 u32 kprof_tcp_inflight_dead(void);
 

@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 top='' rec=''
 trap 'kill -KILL $top $rec 2>/dev/null; rm -rf "$tmp"' EXIT
 
-tap_plan 13
+tap_plan 14
 kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
@@ -150,6 +150,24 @@ if [ "$ftrace_hot" = 1 ]; then
 else
 	tap_skip "the hot hooks call kprofmod's ftrace_ops" "kprobes on $(uname -r)"
 fi
+
+# the module says which: KPROF_FEAT_TCP_FTRACE, "tcp-ftrace" in status,
+# exactly when tcp_sendmsg calls its ftrace_ops rather than its kprobe
+"$KPROF_BIN" status >"$tmp/feat.txt" 2>&1
+if grep -Eq '[[:space:]]tcp_sendmsg\+' "$kprobes"; then
+	want=no
+elif grep -q '^tcp_sendmsg .*kprof_ftr_hook' "$ftrace_on" 2>/dev/null; then
+	want=yes
+else
+	want=unknown
+fi
+have=no
+grep -Eq '^  features: .* tcp-ftrace( |$)' "$tmp/feat.txt" && have=yes
+[ "$want" = "$have" ]
+rc=$?
+[ $rc -eq 0 ] || { echo "# hooked by ftrace: $want, reported: $have";
+	sed 's/^/# /' "$tmp/feat.txt"; }
+tap_result $rc "status reports tcp-ftrace exactly when the hot hooks use it ($want)"
 
 status_text_has "status text: two sessions, the recorder's pid, command and what it runs" \
 	"^  sessions:   2 besides this one$" "^    pid $rec +kprof +tcp for "

@@ -46,7 +46,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		3
-#define KPROF_API_MINOR		0
+#define KPROF_API_MINOR		1
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -57,7 +57,11 @@
  * decided at load by creating one cycles event: when set, sampling asks
  * for cycles on every CPU and falls back to cpu-clock on a CPU where that
  * event cannot be created (the bit does not tell which CPUs did); when
- * clear, every CPU samples on cpu-clock.
+ * clear, every CPU samples on cpu-clock.  KPROF_FEAT_TCP_FTRACE: the
+ * hooks hit on every request (tcp_sendmsg, tcp_sendpage and the receive
+ * cleanup) attach through an ftrace_ops of the module's own rather than
+ * kprobes; decided at load, and cleared for good if attaching that way
+ * ever fails (the hooks are then kprobes, as on kernels without it).
  */
 #define KPROF_FEAT_TCP_LATENCY	_BITULL(0)	/* TCP request latency */
 #define KPROF_FEAT_USER_STACKS	_BITULL(1)	/* user frame-pointer walks */
@@ -66,6 +70,7 @@
 #define KPROF_FEAT_HW_CYCLES	_BITULL(4)	/* a cycles PMU, probed at load */
 #define KPROF_FEAT_CGROUP	_BITULL(5)	/* kprof_config.cgroup_id (API 1.3) */
 #define KPROF_FEAT_GUARD	_BITULL(6)	/* overhead guard (API 1.4) */
+#define KPROF_FEAT_TCP_FTRACE	_BITULL(7)	/* hot TCP hooks on ftrace (API 3.1) */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)

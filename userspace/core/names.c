@@ -10,7 +10,7 @@
 
 static const char *const features[] = {
 	"tcp-latency", "user-stacks", "ksyms", "cpu-sampling", "hw-cycles",
-	"cgroup", "guard",
+	"cgroup", "guard", "tcp-ftrace",
 };
 
 static const char *const attach[] = {
