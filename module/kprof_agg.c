@@ -80,12 +80,27 @@ static u32 kprof_tcp_row(const struct kprof_tcp_key *key)
 				kprof_tcp_cpu_rows);
 }
 
-void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns)
+/*
+ * Count a request of @key that took @lat_ns in this CPU's open interval.
+ * @hint: where the caller last found a row of this key, on whichever CPU
+ * and in whichever interval.  A key has at most one row in a table (rows
+ * are only added, at the first free slot of the key's probe sequence),
+ * so if that slot holds @key here it is @key's row, and the hash and the
+ * probing are skipped: a connection's requests keep the same key.
+ * Returns the row's slot, the next call's hint, or U32_MAX for none.
+ */
+u32 kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns, u32 hint)
 {
 	struct kprof_interval *iv = kprof_cur_interval();
 	struct kprof_tcp_slot *s;
 	u32 slot, i;
 
+	if (hint < kprof_tcp_cpu_rows) {
+		slot = hint;
+		s = &iv->rows[slot];
+		if (s->count && !memcmp(&s->key, key, sizeof(*key)))
+			goto add;
+	}
 	slot = kprof_tcp_row(key);
 	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_tcp_cpu_rows; i++) {
 		s = &iv->rows[slot];
@@ -101,7 +116,7 @@ void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns)
 			slot = 0;
 	}
 	iv->counters[KPROF_CNT_DROPS_ROWS]++;
-	return;
+	return U32_MAX;
 add:
 	s->count++;
 	s->sum_ns += lat_ns;
@@ -111,6 +126,7 @@ add:
 		s->max_ns = lat_ns;
 	s->hist[kprof_hist_bucket(lat_ns)]++;
 	iv->counters[KPROF_CNT_REQUESTS]++;
+	return slot;
 }
 
 /*

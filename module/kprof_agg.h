@@ -58,7 +58,7 @@ struct kprof_tcp_slot {
 
 int kprof_agg_init(void);
 void kprof_agg_exit(void);
-void kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns);
+u32 kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns, u32 hint);
 void kprof_agg_count(enum kprof_counter c);
 void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
 		      bool stack_dropped, u8 views);

@@ -174,7 +174,11 @@ void kprof_cfg_install(struct kprof_run_config *n)
 {
 	struct kprof_run_config *old =
 		rcu_dereference_protected(kprof_cfg, true);
+	const struct kprof_config *c = &n->c;
 
+	/* one test on every request when, as mostly, nothing filters */
+	n->filtered = c->families || c->tgid || c->cgroup_id || c->roles ||
+		      c->nr_rports || c->nr_lports;
 	rcu_assign_pointer(kprof_cfg, n);
 	if (old)
 		kprof_free_after_handlers(old, rcu);

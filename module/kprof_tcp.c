@@ -64,6 +64,7 @@ struct kprof_flight {
 	u8 role;		/* KPROF_ROLE_CLIENT once seen connecting */
 	u8 views;		/* the views the request passed at its start */
 	u32 vgen;		/* kprof_run_config.gen of that check */
+	u32 row;		/* kprof_agg_tcp_add()'s hint */
 };
 
 static struct kprof_flight *kprof_flights;
@@ -85,7 +86,8 @@ static u32 kprof_flight_slot(const struct sock *sk)
 	return hash_ptr(sk, 32) % kprof_inflight_max;
 }
 
-static struct kprof_flight *kprof_flight_find(const struct sock *sk)
+static __always_inline struct kprof_flight *
+kprof_flight_find(const struct sock *sk)
 {
 	u32 slot = kprof_flight_slot(sk), i;
 
@@ -350,9 +352,10 @@ static bool kprof_port_in(u16 port, const u16 *ports, u16 n)
 	return false;
 }
 
-static bool kprof_sk_wanted(const struct kprof_config *c, const struct sock *sk,
-			    u8 role)
+static bool kprof_sk_wanted(const struct kprof_run_config *rc,
+			    const struct sock *sk, u8 role)
 {
+	const struct kprof_config *c = &rc->c;
 	u8 fam;
 
 	if (sk->sk_family == AF_INET)
@@ -361,6 +364,8 @@ static bool kprof_sk_wanted(const struct kprof_config *c, const struct sock *sk,
 		fam = KPROF_FAMILY_INET6;
 	else
 		return false;
+	if (!rc->filtered)
+		return true;
 	if (c->families && !(c->families & fam))
 		return false;
 	if (c->tgid && c->tgid != current->tgid)
@@ -444,6 +449,14 @@ static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 
 	key->family = sk->sk_family;
 	key->rport = ntohs(sk->sk_dport);
+	/* the default, on every request: the address as it is, no copy */
+	if (kprof_endpoints == KPROF_ENDPOINTS_FULL &&
+	    sk->sk_family == AF_INET) {
+		memcpy(key->raddr, &sk->sk_daddr, sizeof(sk->sk_daddr));
+		memset(&key->raddr[sizeof(sk->sk_daddr)], 0,
+		       sizeof(key->raddr) - sizeof(sk->sk_daddr));
+		return;
+	}
 	if (sk->sk_family == AF_INET)
 		memcpy(&ep.a, &sk->sk_daddr, sizeof(sk->sk_daddr));
 #if IS_ENABLED(CONFIG_IPV6)
@@ -534,7 +547,7 @@ static void kprof_tcp_send(struct sock *sk)
 	if (f && READ_ONCE(f->start_ns))
 		return;		/* more of the same request */
 	role = kprof_sk_role(sk, f);
-	if (!rc || !kprof_sk_wanted(&rc->c, sk, role))
+	if (!rc || !kprof_sk_wanted(rc, sk, role))
 		return;
 	if (kprof_guard_skip_request())
 		return;
@@ -620,14 +633,14 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	key.role = kprof_sk_role(sk, f);
 	if (rc && rc->views)
 		key.views = kprof_views_at_end(rc, sk, views, vgen);
-	kprof_agg_tcp_add(&key, now);
+	WRITE_ONCE(f->row, kprof_agg_tcp_add(&key, now, READ_ONCE(f->row)));
 }
 
 /*
  * What each hook does, from the probed function's registers at its entry
  * (a kprobe's, or the ones an ftrace trampoline saved).
  */
-static void kprof_on_send(struct pt_regs *regs)
+static __always_inline void kprof_on_send(struct pt_regs *regs)
 {
 	u64 t0 = kprof_guard_begin(KPROF_COST_SENDMSG);
 
@@ -643,7 +656,7 @@ static void kprof_on_connect(struct pt_regs *regs)
 	kprof_guard_end(KPROF_COST_CONNECT, t0);
 }
 
-static void kprof_on_cleanup_rbuf(struct pt_regs *regs)
+static __always_inline void kprof_on_cleanup_rbuf(struct pt_regs *regs)
 {
 	u64 t0 = kprof_guard_begin(KPROF_COST_RECV);
 
