@@ -101,6 +101,12 @@ tap_check "spin_hot_a: a share in its band, ceiling 1/(1-share)" check spin
 tap_check "the workload's endpoint: count > 0, p50 <= p95 <= p99" check endpoint
 tap_check "health: drops, attach points, features, settings" check health
 
+# A fresh stack table: the first report's window may have filled it
+# (4,096 stacks; on the debug kernels, whose windows under TCG run long,
+# over 3,000 samples of varied kernel stacks did), and stack IDs are
+# only forgotten with the module.
+kp_unload
+kp_load || { tap_diag "cannot load kprofmod again"; exit "$KSFT_FAIL"; }
 "$SPIN" 600 &
 spin=$!
 "$KPROF_BIN" report -d 2 >"$tmp/r.txt" 2>"$tmp/err"
