@@ -1060,10 +1060,10 @@ static void kprof_tcp_unregister(struct kprobe **kps, int n, bool krp)
 }
 
 /*
- * Register the probes that kprof_tcp_init() found attachable, in the
- * order of kprof_kps[] (the close hooks before the hooks that start a
- * request); all or none.  Nothing of kprofmod is in the probed
- * functions while no probe is registered.
+ * Register the kprobes among @bits that kprof_tcp_init() found
+ * attachable, in the order of kprof_kps[] (the close hooks before the
+ * hooks that start a request), each added to @kps (*@n of them): the
+ * caller unregisters those if one fails.
  */
 static int kprof_tcp_register(struct kprobe **kps, int *n, u32 bits)
 {
@@ -1082,9 +1082,10 @@ static int kprof_tcp_register(struct kprobe **kps, int *n, u32 bits)
 }
 
 /*
- * The hot hooks go through the ftrace_ops where they can; if attaching
- * it fails, they are kprobes like the others, now and from then on
- * (KPROF_FEAT_TCP_FTRACE clears).
+ * Every hook, all or none.  The hot hooks go through the ftrace_ops
+ * where they can; if attaching it fails, they are kprobes like the
+ * others, now and from then on (KPROF_FEAT_TCP_FTRACE clears).  Nothing
+ * of kprofmod is in the probed functions while no hook is registered.
  */
 static int kprof_tcp_arm(void)
 {
