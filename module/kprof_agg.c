@@ -86,7 +86,8 @@ static u32 kprof_tcp_row(const struct kprof_tcp_key *key)
  * and in whichever interval.  A key has at most one row in a table (rows
  * are only added, at the first free slot of the key's probe sequence),
  * so if that slot holds @key here it is @key's row, and the hash and the
- * probing are skipped: a connection's requests keep the same key.
+ * probing are skipped: a connection's requests mostly keep the same key
+ * (not when a stack or the views differ; the hint then misses).
  * Returns the row's slot, the next call's hint, or U32_MAX for none.
  */
 u32 kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns, u32 hint)

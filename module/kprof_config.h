@@ -45,7 +45,7 @@ struct kprof_run_config {
 	struct kprof_config c;
 	u32 gen;		/* installs since load */
 	u8 views;		/* bit N - 1: view N is a session's */
-	bool filtered;		/* @c filters on more than the family */
+	bool filtered;		/* @c filters requests at all */
 	u32 views_since;	/* the newest of their since */
 	struct kprof_view view[KPROF_MAX_VIEWS];
 	struct rcu_head rcu;	/* freed after the handlers that read it */

@@ -276,6 +276,7 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 		WRITE_ONCE(f->start_ns, 0);
 		WRITE_ONCE(f->copied_seq, 0);
 		WRITE_ONCE(f->role, 0);
+		WRITE_ONCE(f->row, U32_MAX);
 		/* pairs with the acquires of the lookups and claimers */
 		smp_store_release(&f->sk, want);
 		atomic_inc(&kprof_nr_flights);
@@ -877,23 +878,29 @@ static bool kprof_kp_on_ftrace(int i)
  * on a preemptible kernel) before it frees it.  The filter stays, for
  * the next arm to replace; the unload empties it (kprof_ftr_exit()).
  */
+/*
+ * ftrace has shut itself down (ftrace_disabled, after a bug it found):
+ * it leaves the call sites as they are, so the ops' trampoline may still
+ * call kprof_ftr_hook() (which returns at once while TCP tracing is
+ * stopped).  The module stays loaded until reboot; no hook can be
+ * attached through ftrace any more, kprobes on ftrace included.
+ */
+static void kprof_ftr_pin(const char *what, int ret)
+{
+	pr_err("cannot %s the TCP ftrace hooks (%d): ftrace is disabled, module pinned\n",
+	       what, ret);
+	__module_get(THIS_MODULE);
+	kprof_ftr_give_up();
+}
+
 static void kprof_ftr_disarm(void)
 {
 	int ret = unregister_ftrace_function(&kprof_ftr_ops);
 
 	kprof_ftr_armed = false;
-	if (!ret)
-		return;
-	/*
-	 * Only when ftrace has shut itself down (ftrace_disabled, after a
-	 * bug it detected), which stops every callback.  The ops may still
-	 * be on its lists: the module stays (its callback returns at once
-	 * while TCP tracing is stopped) and the hooks are kprobes from now.
-	 */
-	pr_err("cannot unregister the TCP ftrace hooks (%d): module pinned\n",
-	       ret);
-	__module_get(THIS_MODULE);
-	kprof_ftr_give_up();
+	/* -ENODEV (ftrace disabled): the others mean the ops was not on */
+	if (ret)
+		kprof_ftr_pin("unregister", ret);
 }
 
 /*
@@ -919,8 +926,19 @@ static int kprof_ftr_arm(void)
 	/* an ops with no filter would be called for every function */
 	if (!ret && reset)
 		ret = -ENOENT;
-	if (!ret)
+	if (!ret) {
 		ret = register_ftrace_function(&kprof_ftr_ops);
+		/*
+		 * Since upstream commit c3b0f72e805f (v6.0; in the stable
+		 * trees down to 4.9, 5.10.262 has it), a registration that
+		 * finds ftrace disabled after patching fails with -ENODEV,
+		 * the call sites maybe still pointing at the ops.  Before
+		 * it, the registration succeeded and the unregistration
+		 * fails (kprof_ftr_disarm()).
+		 */
+		if (ret == -ENODEV)
+			kprof_ftr_pin("register", ret);
+	}
 	if (ret)
 		return ret;
 	kprof_ftr_armed = true;
@@ -989,9 +1007,10 @@ static void kprof_ftr_exit(void)
 }
 #endif
 
+/* The hot hooks go through the ftrace_ops (KPROF_FEAT_TCP_FTRACE). */
 bool kprof_tcp_ftrace(void)
 {
-	return READ_ONCE(kprof_ftr_usable);
+	return READ_ONCE(kprof_ftr_usable) && kprof_tcp_start_possible();
 }
 
 u32 kprof_tcp_attach(void)
@@ -1133,7 +1152,8 @@ static void kprof_tcp_disarm(void)
 /*
  * Caller serialises start, stop and config.  The probes are registered
  * here and unregistered by the stop: while TCP tracing is stopped no
- * probe of kprofmod is in the kernel.
+ * probe of kprofmod is in the kernel (unless ftrace disabled itself
+ * under the ftrace_ops, kprof_ftr_pin()).
  */
 int kprof_tcp_start(void)
 {

@@ -60,8 +60,10 @@
  * clear, every CPU samples on cpu-clock.  KPROF_FEAT_TCP_FTRACE: the
  * hooks hit on every request (tcp_sendmsg, tcp_sendpage and the receive
  * cleanup) attach through an ftrace_ops of the module's own rather than
- * kprobes; decided at load, and cleared for good if attaching that way
- * ever fails (the hooks are then kprobes, as on kernels without it).
+ * kprobes; decided at load, and cleared for good if attaching or
+ * detaching that way ever fails (the hooks are then kprobes, as on
+ * kernels without it; if ftrace disabled itself, TCP tracing cannot
+ * start again until reboot).
  */
 #define KPROF_FEAT_TCP_LATENCY	_BITULL(0)	/* TCP request latency */
 #define KPROF_FEAT_USER_STACKS	_BITULL(1)	/* user frame-pointer walks */
