@@ -872,13 +872,6 @@ static bool kprof_kp_on_ftrace(int i)
 }
 
 /*
- * Once a module's ftrace_ops is unregistered no callback runs nor is
- * about to: ftrace_shutdown() waits for every task to leave the ops'
- * trampoline (synchronize_rcu_tasks_rude(), and synchronize_rcu_tasks()
- * on a preemptible kernel) before it frees it.  The filter stays, for
- * the next arm to replace; the unload empties it (kprof_ftr_exit()).
- */
-/*
  * ftrace has shut itself down (ftrace_disabled, after a bug it found):
  * it leaves the call sites as they are, so the ops' trampoline may still
  * call kprof_ftr_hook() (which returns at once while TCP tracing is
@@ -893,6 +886,13 @@ static void kprof_ftr_pin(const char *what, int ret)
 	kprof_ftr_give_up();
 }
 
+/*
+ * Once a module's ftrace_ops is unregistered no callback runs nor is
+ * about to: ftrace_shutdown() waits for every task to leave the ops'
+ * trampoline (synchronize_rcu_tasks_rude(), and synchronize_rcu_tasks()
+ * on a preemptible kernel) before it frees it.  The filter stays, for
+ * the next arm to replace; the unload empties it (kprof_ftr_exit()).
+ */
 static void kprof_ftr_disarm(void)
 {
 	int ret = unregister_ftrace_function(&kprof_ftr_ops);
