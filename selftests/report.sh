@@ -50,8 +50,11 @@ if what == "fields":
     w = o["window"]
     print("# window %.2f s, %d intervals" % (w["duration_ns"] / 1e9, o["health"]["intervals"]))
     # at least the 3 s asked for; longer when resolving the first
-    # interval's stacks takes the reader more than a second (TCG)
-    assert 2.9e9 < w["duration_ns"] < 30e9 and not w["stopped_early"]
+    # interval's stacks takes the reader more than a second (TCG): on
+    # the debug kernels (KASAN, lockdep) 15 to 35 s were seen, beside
+    # other VMs on the host
+    limit = 120e9 if debug else 30e9
+    assert 2.9e9 < w["duration_ns"] < limit and not w["stopped_early"], w
     assert w["requested_ns"] == 3000000000
 elif what == "spin":
     c = o["cpu"]
