@@ -19,7 +19,6 @@
 
 #include <linux/atomic.h>
 #include <linux/hardirq.h>
-#include <linux/jhash.h>
 #include <linux/module.h>	/* before kallsyms.h, which uses it on 4.14 */
 #include <linux/kallsyms.h>
 #include <linux/percpu.h>
@@ -259,11 +258,41 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 	return n;
 }
 
+/*
+ * Word by word: every capture of a known stack compares it in full, and
+ * memcmp() compares bytes before v5.14 (upstream commit 291d47ccad19).
+ */
 static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
 			      u16 nk, u16 nu, const unsigned long *ips)
 {
-	return e->tgid == tgid && e->nr_kernel == nk && e->nr_user == nu &&
-	       !memcmp(e->ips, ips, (nk + nu) * sizeof(*ips));
+	unsigned int i;
+
+	if (e->tgid != tgid || e->nr_kernel != nk || e->nr_user != nu)
+		return false;
+	for (i = 0; i < nk + nu; i++)
+		if (e->ips[i] != ips[i])
+			return false;
+	return true;
+}
+
+/*
+ * The stack's hash, a word at a time (jhash() mixes three 32-bit words
+ * per round, and cost a third of a known stack's lookup): multiply by
+ * 2^64 / phi and fold the high half down, so that every bit of every
+ * frame reaches the 30 bits kept.  Only the table's spread depends on
+ * it: an equal hash is always followed by a full compare.
+ */
+static u32 kprof_stack_hash(const unsigned long *ips, unsigned int n,
+			    u32 tgid, u16 nk, u16 nu)
+{
+	u64 h = ((u64)tgid << 32) | ((u32)nk << 16) | nu;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
+	return (u32)h;
 }
 
 /*
@@ -299,8 +328,7 @@ static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
 	nu = kprof_walk_user(regs, sc->ips + nk, KPROF_MAX_USER_FRAMES);
 	tgid = nu ? current->tgid : 0;
 
-	hash = jhash(sc->ips, (nk + nu) * sizeof(unsigned long),
-		     jhash_3words(tgid, nk, nu, 0));
+	hash = kprof_stack_hash(sc->ips, nk + nu, tgid, nk, nu);
 	/* 30 bits of hash in the state word, never 0 */
 	hash = (hash & 0x3fffffff) | 1;
 	want = hash << 2;
