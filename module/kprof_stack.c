@@ -170,21 +170,21 @@ static unsigned int kprof_trim_kernel(const unsigned long *raw, unsigned int n,
  * Can @ret be a return address, that is, does a call instruction end just
  * before it?  x86-64: a call rel32 (E8, 5 bytes), or an indirect call FF /2
  * whose ModRM, SIB and displacement end exactly at @ret (prefixes such as
- * REX come before the FF and do not matter).  The bytes are read with the
- * NMI-safe copy: an address that is not mapped readable is not one.  A
- * word of received data is as good as never a user address that is mapped
- * and follows a call.
+ * REX come before the FF and do not matter).  The bytes are read as one
+ * word, in a walk's kprof_user_words_begin() section: an address that is
+ * not mapped readable is not one.  A word of received data is as good as
+ * never a user address that is mapped and follows a call.
  */
 static bool kprof_user_call_site(unsigned long ret)
 {
-	u8 b[8];
+	unsigned long code;
 	unsigned int k, len;
-	u8 modrm, mod, rm;
+	u8 b[8], modrm, mod, rm;
 
-	if (ret < sizeof(b) ||
-	    kprof_copy_from_user_nofault(b, (void __user *)(ret - sizeof(b)),
-					 sizeof(b)))
+	if (ret < sizeof(b) || !kprof_user_word(ret - sizeof(b), &code))
 		return false;
+	BUILD_BUG_ON(sizeof(code) != sizeof(b));
+	memcpy(b, &code, sizeof(b));	/* little-endian: b[7] ends at @ret */
 	if (b[3] == 0xe8)
 		return true;
 	for (k = 2; k <= 7; k++) {
@@ -213,31 +213,51 @@ static bool kprof_user_call_site(unsigned long ret)
 	return false;
 }
 
+/* Can the walk go on to the frame at @fp (the stack pointer @sp)? */
+static bool kprof_user_frame_ok(unsigned long fp, unsigned long sp)
+{
+	return fp && !(fp & (sizeof(long) - 1)) && fp >= sp;
+}
+
 /*
  * Walk a user stack by frame pointers, leaf first, from @regs (user mode)
- * or from the registers current entered the kernel with.
+ * or from the registers current entered the kernel with.  User memory is
+ * read a word at a time (kprof_compat_uaccess.h) once it is known that
+ * it can be read here at all: when @regs interrupted current in user
+ * mode, the CPU runs on current's page tables; otherwise the first frame
+ * is read with the NMI-safe copy, which checks.
  */
 static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 				    unsigned int max)
 {
-	unsigned long fp, frame[2] = { 0, 0 };
+	unsigned long fp, frame[2];
 	unsigned int n = 0;
+	bool in_user;
 
 	if (!current->mm || (current->flags & PF_KTHREAD))
 		return 0;
-	if (!regs || !user_mode(regs))
+	in_user = regs && user_mode(regs);
+	if (!in_user)
 		regs = task_pt_regs(current);
 	if (!user_mode(regs) || !user_64bit_mode(regs))
 		return 0;
 
 	ips[n++] = instruction_pointer(regs);
 	fp = regs->bp;
-	while (n < max) {
-		if (!fp || (fp & (sizeof(long) - 1)) || fp < regs->sp)
-			break;
+	if (n >= max || !kprof_user_frame_ok(fp, regs->sp))
+		return n;
+	if (in_user) {
+		kprof_user_words_begin();
+		if (!kprof_user_word(fp, &frame[0]) ||
+		    !kprof_user_word(fp + sizeof(long), &frame[1]))
+			goto out;
+	} else {
 		if (kprof_copy_from_user_nofault(frame, (void __user *)fp,
 						 sizeof(frame)))
-			break;
+			return n;
+		kprof_user_words_begin();
+	}
+	for (;;) {
 		/*
 		 * The chain first: frames live at increasing addresses, and a
 		 * saved frame pointer of 0 ends the chain.  Code built without
@@ -254,14 +274,16 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 			break;
 		ips[n++] = frame[1];
 		fp = frame[0];
+		if (n >= max || !kprof_user_frame_ok(fp, regs->sp) ||
+		    !kprof_user_word(fp, &frame[0]) ||
+		    !kprof_user_word(fp + sizeof(long), &frame[1]))
+			break;
 	}
+out:
+	kprof_user_words_end();
 	return n;
 }
 
-/*
- * Word by word: every capture of a known stack compares it in full, and
- * memcmp() compares bytes before v5.14 (upstream commit 291d47ccad19).
- */
 static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
 			      u16 nk, u16 nu, const unsigned long *ips)
 {

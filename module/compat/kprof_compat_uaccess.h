@@ -68,4 +68,45 @@ static inline long kprof_copy_from_user_nofault(void *dst,
 }
 #endif
 
+/*
+ * A walk's further reads, a word at a time, as x86's perf_callchain_user()
+ * reads user stacks from NMI since upstream commit 75925e1ad7f5
+ * ("perf/x86: Optimize stack walk user accesses", 2016; every kernel
+ * this module builds for has it): __get_user()
+ * between one pagefault_disable() and pagefault_enable(), each address
+ * range-checked first (__get_user() checks nothing).  A fault is a
+ * failed read: the fault handler sees faults disabled and takes the
+ * exception fixup, as for the copy above.
+ *
+ * Only once the CPU is known to run on current's page tables, which is
+ * what nmi_uaccess_okay() checks and a module cannot call from v5.8:
+ * - in a handler of an interrupt or NMI that came while current ran in
+ *   user mode: it ran on its own page tables, and nothing between the
+ *   interrupt and the handler switches them;
+ * - after one kprof_copy_from_user_nofault() of the same handler call
+ *   succeeded.  What it checked stays true until the handler returns:
+ *   page tables are switched only with interrupts off
+ *   (switch_mm_irqs_off(), a temporary mm for text_poke()), where the
+ *   only handler that can run is an NMI, which switches nothing, and a
+ *   kernel thread, which may adopt an mm (kthread_use_mm()), is never
+ *   walked.
+ */
+static inline void kprof_user_words_begin(void)
+{
+	pagefault_disable();
+}
+
+static inline void kprof_user_words_end(void)
+{
+	pagefault_enable();
+}
+
+/* Read the word at user address @addr into *@val; false when it cannot. */
+static inline bool kprof_user_word(unsigned long addr, unsigned long *val)
+{
+	if (addr > TASK_SIZE_MAX - sizeof(*val))
+		return false;
+	return !__get_user(*val, (const unsigned long __user *)addr);
+}
+
 #endif /* _KPROF_COMPAT_UACCESS_H */
