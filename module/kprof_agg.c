@@ -17,7 +17,7 @@
 
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/random.h>
 #include <linux/percpu.h>
@@ -130,6 +130,12 @@ add:
 	return slot;
 }
 
+/* A sample row's home slot: one multiply (hash_64()), not jhash() */
+static u32 kprof_sample_hash(u32 stack_id, u32 tgid, u8 views)
+{
+	return hash_64(((u64)tgid << 32 | stack_id) ^ ((u64)views << 56), 32);
+}
+
 /*
  * One sample of @t, whose stack is @stack_id (@stack_dropped: it could
  * not be stored); the idle task's is counted apart.  Every count of one
@@ -150,7 +156,7 @@ void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
 	}
 	if (stack_dropped)
 		iv->scounters[KPROF_SCNT_DROPS_STACKS]++;
-	slot = jhash_3words(stack_id, tgid, views, 0) % kprof_cpu_samples;
+	slot = kprof_sample_hash(stack_id, tgid, views) % kprof_cpu_samples;
 	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_cpu_samples; i++) {
 		s = &iv->srows[slot];
 		if (!s->samples) {

@@ -55,13 +55,12 @@
 /* The first timed call of a kind counts at most this long (ns). */
 #define KPROF_COST_FIRST_MAX	(100 * NSEC_PER_USEC)
 
-/* Written by this CPU's handlers; the level by the work item. */
+/* Written by this CPU's handlers (its level: kprof_guard_calls). */
 struct kprof_guard_pcpu {
 	u64 ns[KPROF_COST_NR];
 	u64 shed_stacks[2];	/* [0] probes, [1] the sampling handler */
 	u64 shed_requests;
 	u32 typ_ns[KPROF_COST_NR];	/* typical timed call, 0: none yet */
-	unsigned int level;
 };
 
 /* The work item's own per-CPU state. */
@@ -116,31 +115,20 @@ void kprof_guard_timed_end(unsigned int kind, u64 t0)
 	WRITE_ONCE(g->ns[kind], g->ns[kind] + d * KPROF_COST_SAMPLE_EVERY);
 }
 
-static unsigned int kprof_guard_level(void)
-{
-	return READ_ONCE(this_cpu_ptr(kprof_guard_pcpu)->level);
-}
-
-/* Should this handler skip its stack walk?  Counts the skip. */
-bool kprof_guard_skip_stack(bool sampler)
+/* kprof_guard_skip_stack() said skip: count it. */
+void kprof_guard_shed_stack(bool sampler)
 {
 	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
 
-	if (READ_ONCE(g->level) < KPROF_GUARD_NO_STACKS)
-		return false;
 	WRITE_ONCE(g->shed_stacks[sampler], g->shed_stacks[sampler] + 1);
-	return true;
 }
 
-/* Should a new request go untracked?  Probe context; counts the skip. */
-bool kprof_guard_skip_request(void)
+/* kprof_guard_skip_request() said skip: count it. */
+void kprof_guard_shed_request(void)
 {
 	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
 
-	if (kprof_guard_level() < KPROF_GUARD_NO_TCP)
-		return false;
 	WRITE_ONCE(g->shed_requests, g->shed_requests + 1);
-	return true;
 }
 
 /* ---- deciding: the work item ---- */
@@ -159,11 +147,11 @@ static u64 kprof_guard_cpu_ns(unsigned int cpu)
 static void kprof_guard_set_level(unsigned int cpu, unsigned int level,
 				  kprof_guard_rate_fn_t rate)
 {
-	struct kprof_guard_pcpu *g = per_cpu_ptr(kprof_guard_pcpu, cpu);
-	bool was_low = g->level >= KPROF_GUARD_LOW_RATE;
+	struct kprof_guard_calls *c = per_cpu_ptr(kprof_guard_calls, cpu);
+	bool was_low = c->level >= KPROF_GUARD_LOW_RATE;
 	bool low = level >= KPROF_GUARD_LOW_RATE;
 
-	WRITE_ONCE(g->level, level);
+	WRITE_ONCE(c->level, level);
 	if (was_low != low)
 		rate(cpu, low ? KPROF_GUARD_RATE_SHIFT : 0);
 }
@@ -172,7 +160,7 @@ static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget,
 			    kprof_guard_rate_fn_t rate)
 {
 	struct kprof_guard_state *s = per_cpu_ptr(kprof_guard_state, cpu);
-	unsigned int level = per_cpu_ptr(kprof_guard_pcpu, cpu)->level;
+	unsigned int level = per_cpu_ptr(kprof_guard_calls, cpu)->level;
 	u64 total = kprof_guard_cpu_ns(cpu), win = 0, load;
 	int b;
 
@@ -202,7 +190,7 @@ static bool kprof_guard_cpu(unsigned int cpu, u64 window_ns, u32 budget,
 		WRITE_ONCE(kprof_guard_recoveries, kprof_guard_recoveries + 1);
 		s->hold = KPROF_GUARD_BUCKETS;
 	}
-	return per_cpu_ptr(kprof_guard_pcpu, cpu)->level != KPROF_GUARD_NONE;
+	return per_cpu_ptr(kprof_guard_calls, cpu)->level != KPROF_GUARD_NONE;
 }
 
 /*
@@ -275,7 +263,8 @@ void kprof_guard_stats(struct kprof_stats *st)
 		const struct kprof_guard_pcpu *g =
 			per_cpu_ptr(kprof_guard_pcpu, cpu);
 		u32 load = READ_ONCE(per_cpu_ptr(kprof_guard_state, cpu)->load_ppm);
-		unsigned int level = READ_ONCE(g->level);
+		unsigned int level =
+			READ_ONCE(per_cpu_ptr(kprof_guard_calls, cpu)->level);
 
 		for (k = 0; k < KPROF_COST_NR; k++) {
 			st->cost_ns[k] += READ_ONCE(g->ns[k]);
@@ -310,7 +299,7 @@ int kprof_guard_cpu_cost(struct kprof_cpu_cost *c)
 	if (!cpu_possible(cpu))
 		return -ENODEV;
 	g = per_cpu_ptr(kprof_guard_pcpu, cpu);
-	c->level = READ_ONCE(g->level);
+	c->level = READ_ONCE(per_cpu_ptr(kprof_guard_calls, cpu)->level);
 	c->load_ppm = READ_ONCE(per_cpu_ptr(kprof_guard_state, cpu)->load_ppm);
 	c->online = cpu_online(cpu);
 	for (k = 0; k < KPROF_COST_NR; k++) {

@@ -20,12 +20,15 @@ u64 kprof_guard_timed_begin(void);
 void kprof_guard_timed_end(unsigned int kind, u64 t0);
 
 /*
- * Each CPU's handler calls by kind, written only by its handlers; from
- * alloc_percpu() at load, before any handler can run, like all of the
- * module's per-CPU data (the static per-CPU area is every module's).
+ * Each CPU's handler calls by kind, written only by its handlers, and its
+ * level (KPROF_GUARD_*), written only by the guard's work item and read
+ * by the handlers inline; from alloc_percpu() at load, before any handler
+ * can run, like all of the module's per-CPU data (the static per-CPU
+ * area is every module's).
  */
 struct kprof_guard_calls {
 	u64 n[KPROF_COST_NR];
+	unsigned int level;
 };
 
 extern struct kprof_guard_calls __percpu *kprof_guard_calls;
@@ -49,8 +52,29 @@ static inline void kprof_guard_end(unsigned int kind, u64 t0)
 		kprof_guard_timed_end(kind, t0);
 }
 
-bool kprof_guard_skip_stack(bool sampler);
-bool kprof_guard_skip_request(void);
+void kprof_guard_shed_stack(bool sampler);
+void kprof_guard_shed_request(void);
+
+/* Should this handler skip its stack walk?  Counts the skip. */
+static inline bool kprof_guard_skip_stack(bool sampler)
+{
+	if (likely(this_cpu_read(kprof_guard_calls->level) <
+		   KPROF_GUARD_NO_STACKS))
+		return false;
+	kprof_guard_shed_stack(sampler);
+	return true;
+}
+
+/* Should a new request go untracked?  Probe context; counts the skip. */
+static inline bool kprof_guard_skip_request(void)
+{
+	if (likely(this_cpu_read(kprof_guard_calls->level) <
+		   KPROF_GUARD_NO_TCP))
+		return false;
+	kprof_guard_shed_request();
+	return true;
+}
+
 /* Sample @cpu at the configured rate >> @shift from now on. */
 typedef void (*kprof_guard_rate_fn_t)(unsigned int cpu, unsigned int shift);
 bool kprof_guard_tick(kprof_guard_rate_fn_t rate);
