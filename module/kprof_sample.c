@@ -69,6 +69,10 @@ u32 kprof_sample_cpu_hz(unsigned int cpu)
 static struct perf_event *kprof_event_create(unsigned int cpu, bool hw,
 					     bool disabled)
 {
+	/*
+	 * Never precise_ip: the user-stack walk trusts that a sample's
+	 * registers are the interrupt's own (kprof_compat_uaccess.h).
+	 */
 	struct perf_event_attr attr = {
 		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
 		.config = hw ? PERF_COUNT_HW_CPU_CYCLES :

@@ -25,6 +25,7 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -93,8 +94,16 @@ static struct kprof_stack_entry *kprof_stacks;
 static atomic_t kprof_stacks_nr = ATOMIC_INIT(0);
 static u32 kprof_stack_resets;
 
+/*
+ * The stack hash's seed: a process chooses its own return addresses, and
+ * with a known hash could aim many stacks at one probe sequence, whose
+ * captures would then be dropped.
+ */
+static u64 kprof_stack_seed __read_mostly;
+
 int kprof_stacks_init(void)
 {
+	kprof_stack_seed = get_random_u64();
 	kprof_scratch = alloc_percpu(struct kprof_stack_pcpu);
 	kprof_stacks = vzalloc(array_size(kprof_stacks_max,
 					  sizeof(*kprof_stacks)));
@@ -301,13 +310,14 @@ static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
  * The stack's hash, a word at a time (jhash() mixes three 32-bit words
  * per round, and cost a third of a known stack's lookup): multiply by
  * 2^64 / phi and fold the high half down, so that every bit of every
- * frame reaches the 30 bits kept.  Only the table's spread depends on
- * it: an equal hash is always followed by a full compare.
+ * frame reaches the 30 bits kept, from a random seed.  Only the table's
+ * spread depends on it: an equal hash is always followed by a full
+ * compare.
  */
 static u32 kprof_stack_hash(const unsigned long *ips, unsigned int n,
 			    u32 tgid, u16 nk, u16 nu)
 {
-	u64 h = ((u64)tgid << 32) | ((u32)nk << 16) | nu;
+	u64 h = kprof_stack_seed ^ ((u64)tgid << 32 | (u32)nk << 16 | nu);
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {

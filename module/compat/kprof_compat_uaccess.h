@@ -81,15 +81,18 @@ static inline long kprof_copy_from_user_nofault(void *dst,
  * Only once the CPU is known to run on current's page tables, which is
  * what nmi_uaccess_okay() checks and a module cannot call from v5.8:
  * - in a handler of an interrupt or NMI that came while current ran in
- *   user mode: it ran on its own page tables, and nothing between the
- *   interrupt and the handler switches them;
+ *   user mode, with the registers the interrupt saved (not a PEBS
+ *   record's, which perf rebuilds from the sampled address: the sampling
+ *   events are not precise): current ran on its own page tables, and
+ *   nothing between the interrupt and the handler switches them;
  * - after one kprof_copy_from_user_nofault() of the same handler call
  *   succeeded.  What it checked stays true until the handler returns:
- *   page tables are switched only with interrupts off
- *   (switch_mm_irqs_off(), a temporary mm for text_poke()), where the
- *   only handler that can run is an NMI, which switches nothing, and a
- *   kernel thread, which may adopt an mm (kthread_use_mm()), is never
- *   walked.
+ *   the code the handler interrupted or was called from does not run
+ *   meanwhile, the handler switches nothing, and what interrupts the
+ *   handler (an IRQ, in a task-context hook) switches back before it
+ *   returns.  A switched mm that stays while interrupts are on (EFI
+ *   runtime services' efi_mm, kthread_use_mm()) is not current's own:
+ *   the first copy fails there (and kernel threads are never walked).
  */
 static inline void kprof_user_words_begin(void)
 {
