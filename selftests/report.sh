@@ -68,8 +68,10 @@ elif what == "spin":
     # one CPU of two spins, 3/4 of it in spin_hot_a: about 0.37 to 0.75
     # of the busy samples, depending on what else runs.  On the debug
     # kernel (KASAN), with both vCPUs in one host thread, the TCP
-    # workload's own kernel time took most of them: 0.17 in one run
-    assert (0.1 if debug else 0.2) <= p <= 0.9, p
+    # workload's own kernel time took most of them: 0.17 in one run,
+    # 0.092 in another (its 1558 busy samples over 8.3 s, spin_hot_a's
+    # share of the spinner's own still 0.74)
+    assert (0.05 if debug else 0.2) <= p <= 0.9, p
     assert abs(a["self_ceiling"] - 1 / (1 - p)) < 1e-9 * a["self_ceiling"]
     assert a["self_samples"] <= a["total_samples"]
     assert 0.6 <= a["self_samples"] / (a["self_samples"] + b["self_samples"]) <= 0.9
