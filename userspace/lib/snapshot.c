@@ -26,9 +26,17 @@
 #define HDR_CPU_END	(offsetof(struct kprof_mmap_header, stack_resets) + \
 			 sizeof(((struct kprof_mmap_header *)0)->stack_resets))
 
-/* Attempts at a consistent copy, and the pause between two. */
+/*
+ * Attempts at a consistent copy, and the pause between two.  While the
+ * generation is odd a writer is mid-snapshot: a process in the module's
+ * ioctl that the scheduler may have put aside for a while on a busy
+ * machine, but that always finishes.  So an odd generation is waited
+ * out, pausing longer each time, for up to COPY_ODD_MS in all.
+ */
 #define COPY_TRIES	50
 #define COPY_PAUSE_NS	200000
+#define COPY_PAUSE_MAX_NS 20000000
+#define COPY_ODD_MS	2000
 
 #define INFO_NEED	(offsetof(struct kprof_info, mmap_size) + \
 			 sizeof(((struct kprof_info *)0)->mmap_size))
@@ -344,11 +352,42 @@ static void fill_counters(struct kp_snapshot *snap,
 	snap->threshold_ns = h->threshold_ns;
 }
 
-static void pause_briefly(void)
+static void pause_ns(long ns)
 {
-	struct timespec ts = { 0, COPY_PAUSE_NS };
+	struct timespec ts = { 0, ns };
 
 	nanosleep(&ts, NULL);
+}
+
+static void pause_briefly(void)
+{
+	pause_ns(COPY_PAUSE_NS);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait while the generation is odd, at most until @deadline (ms, set on
+ * the first odd read).  True if it is worth reading again.
+ */
+static bool wait_odd(uint64_t *deadline, long *pause)
+{
+	uint64_t now = now_ms();
+
+	if (!*deadline)
+		*deadline = now + COPY_ODD_MS;
+	else if (now >= *deadline)
+		return false;
+	pause_ns(*pause);
+	if (*pause < COPY_PAUSE_MAX_NS)
+		*pause *= 2;
+	return true;
 }
 
 int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
@@ -356,9 +395,10 @@ int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
 {
 	const struct kprof_mmap_header *shared = buf;
 	struct kprof_mmap_header h;
-	uint64_t g1 = 0, g2;
+	uint64_t g1 = 0, g2, deadline = 0;
+	long pause = COPY_PAUSE_NS;
+	unsigned int try = 0;
 	bool odd = false;
-	unsigned int try;
 	uint32_t i;
 	int ret;
 
@@ -368,13 +408,14 @@ int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
 			   "a %zu-byte mapping cannot hold the %zu-byte header",
 			   size, HDR_NEED);
 
-	for (try = 0; try < COPY_TRIES; try++) {
-		if (try)
-			pause_briefly();
+	while (try < COPY_TRIES) {
 		g1 = __atomic_load_n(&shared->generation, __ATOMIC_ACQUIRE);
 		odd = g1 & 1;
-		if (odd)
+		if (odd) {
+			if (!wait_odd(&deadline, &pause))
+				break;
 			continue;
+		}
 
 		/* Validate a private copy: the mapping may change under us. */
 		memset(&h, 0, sizeof(h));
@@ -394,6 +435,8 @@ int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
 		if (g1 != g2) {
 			/* Torn: whatever we saw or copied may be garbage. */
 			kp_snapshot_free(snap);
+			if (++try < COPY_TRIES)
+				pause_briefly();
 			continue;
 		}
 		if (ret)
@@ -414,8 +457,8 @@ int kp_snapshot_copy(const void *buf, size_t size, struct kp_snapshot *snap,
 	if (errlen) {
 		if (odd)
 			snprintf(err, errlen,
-				 "generation %" PRIu64 " stayed odd: the module never finished writing the interval",
-				 g1);
+				 "generation %" PRIu64 " stayed odd for %u s: the module did not finish writing the interval",
+				 g1, COPY_ODD_MS / 1000);
 		else
 			snprintf(err, errlen,
 				 "the mapping kept changing while being copied (generation %" PRIu64 ")",

@@ -75,8 +75,9 @@ struct kp_snapshot {
  * this reader's ABI, copy TCP rows, CPU rows, stacks and strings (a header
  * that ends before the API 1.2 fields, or has zeros there, has no CPU
  * rows and zero sample counters), re-read the generation
- * and retry (a bounded number of times) if it was odd or changed; then
- * validate the stacks' strings in the copy.
+ * and retry if it changed (a bounded number of times) or was odd (a
+ * writer mid-snapshot, waited out for up to two seconds); then validate
+ * the stacks' strings in the copy.
  *
  * Returns 0 and fills @snap (free with kp_snapshot_free()), or a negative
  * errno with a one-line reason in @err: -EBADMSG for a corrupted or

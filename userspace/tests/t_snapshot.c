@@ -445,6 +445,55 @@ static void test_race(void)
 	synth_free(&r.s);
 }
 
+/*
+ * A writer that is descheduled mid-write: the generation stays odd for
+ * far longer than a copy takes (a snapshot ioctl preempted on a busy
+ * machine).  The copy waits for it rather than give the window up.
+ */
+struct slow_writer {
+	struct synth s;
+	unsigned int odd_ms;
+};
+
+static void *slow_write(void *arg)
+{
+	struct slow_writer *w = arg;
+	struct timespec ts = { w->odd_ms / 1000, w->odd_ms % 1000 * 1000000L };
+	uint64_t gen = w->s.h->generation;
+
+	nanosleep(&ts, NULL);
+	w->s.h->requests = 4321;
+	__atomic_store_n(&w->s.h->generation, gen + 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_odd_generation_waits(void)
+{
+	struct slow_writer w = { .odd_ms = 150 };
+	char err[KP_SNAP_ERR_LEN];
+	struct kp_snapshot snap;
+	pthread_t th;
+	int ret;
+
+	synth_build(&w.s, &std_layout);
+	w.s.h->generation = 3;
+	if (!EXPECT(!pthread_create(&th, NULL, slow_write, &w),
+		    "pthread_create")) {
+		synth_free(&w.s);
+		return;
+	}
+	ret = kp_snapshot_copy(w.s.buf, w.s.size, &snap, err, sizeof(err));
+	pthread_join(th, NULL);
+	EXPECT(!ret, "copy gave up on a writer odd for %u ms: %s", w.odd_ms,
+	       err);
+	if (!ret) {
+		EXPECT(snap.generation == 4 && snap.requests == 4321,
+		       "the finished write copied");
+		kp_snapshot_free(&snap);
+	}
+	synth_free(&w.s);
+}
+
 const struct kp_test t_snapshot[] = {
 	{ "snapshot: accepts a well-formed mapping", test_accept },
 	{ "snapshot: accepts larger header and records (newer module)", test_accept_larger_records },
@@ -457,6 +506,7 @@ const struct kp_test t_snapshot[] = {
 	{ "snapshot rejects: all-zero mapping", test_zero_mapping },
 	{ "snapshot rejects: other API major", test_api_major },
 	{ "snapshot rejects: odd generation (never finished)", test_odd_generation },
+	{ "snapshot: waits out a writer descheduled mid-write", test_odd_generation_waits },
 	{ "snapshot rejects: header_size below what we need", test_short_header },
 	{ "snapshot rejects: header_size past the mapping", test_header_past_end },
 	{ "snapshot rejects: mapping smaller than a header", test_mapping_smaller_than_header },
