@@ -184,22 +184,29 @@ static unsigned int kprof_trim_kernel(const unsigned long *raw, unsigned int n,
  * not mapped readable is not one.  A word of received data is as good as
  * never a user address that is mapped and follows a call.
  */
-static bool kprof_user_call_site(unsigned long ret)
+static __always_inline u8 kprof_code_byte(unsigned long code, unsigned int i)
 {
-	unsigned long code;
-	unsigned int k, len;
-	u8 b[8], modrm, mod, rm;
+	return code >> ((8 * i) & 63);	/* no shift check either */
+}
 
-	if (ret < sizeof(b) || !kprof_user_word(ret - sizeof(b), &code))
+static __always_inline bool kprof_user_call_site(unsigned long ret)
+{
+	unsigned long code;	/* little-endian: byte 7 ends at @ret */
+	unsigned int k, len;
+	u8 modrm, mod, rm;
+
+	/*
+	 * Bytes by shifting, not from an array: this runs with user access
+	 * open, where a bounds check's call (UBSAN) must not be made.
+	 */
+	if (ret < sizeof(code) || !kprof_user_word(ret - sizeof(code), &code))
 		return false;
-	BUILD_BUG_ON(sizeof(code) != sizeof(b));
-	memcpy(b, &code, sizeof(b));	/* little-endian: b[7] ends at @ret */
-	if (b[3] == 0xe8)
+	if (kprof_code_byte(code, 3) == 0xe8)
 		return true;
 	for (k = 2; k <= 7; k++) {
-		if (b[8 - k] != 0xff)
+		if (kprof_code_byte(code, 8 - k) != 0xff)
 			continue;
-		modrm = b[9 - k];
+		modrm = kprof_code_byte(code, 9 - k);
 		if (((modrm >> 3) & 7) != 2)
 			continue;
 		mod = modrm >> 6;
@@ -207,7 +214,8 @@ static bool kprof_user_call_site(unsigned long ret)
 		len = 2;
 		if (mod != 3 && rm == 4) {
 			len++;					/* SIB */
-			if (mod == 0 && k >= 3 && (b[10 - k] & 7) == 5)
+			if (mod == 0 && k >= 3 &&
+			    (kprof_code_byte(code, 10 - k) & 7) == 5)
 				len += 4;			/* disp32 */
 		}
 		if (mod == 0 && rm == 5)
@@ -223,7 +231,8 @@ static bool kprof_user_call_site(unsigned long ret)
 }
 
 /* Can the walk go on to the frame at @fp (the stack pointer @sp)? */
-static bool kprof_user_frame_ok(unsigned long fp, unsigned long sp)
+static __always_inline bool kprof_user_frame_ok(unsigned long fp,
+						unsigned long sp)
 {
 	return fp && !(fp & (sizeof(long) - 1)) && fp >= sp;
 }

@@ -3,7 +3,9 @@
 #ifndef _KPROF_COMPAT_UACCESS_H
 #define _KPROF_COMPAT_UACCESS_H
 
+#include <linux/nospec.h>
 #include <linux/uaccess.h>
+#include <asm/smap.h>
 #include "kprof_compat_version.h"
 
 /*
@@ -94,6 +96,51 @@ static inline long kprof_copy_from_user_nofault(void *dst,
  *   runtime services' efi_mm, kthread_use_mm()) is not current's own:
  *   the first copy fails there (and kernel threads are never walked).
  */
+#if !KPROF_KERNEL_BEFORE(5, 10, 0)
+/*
+ * From v5.10 (the oldest kernel this was checked on: Debian's 5.10, 6.1,
+ * 6.12 and 7.2), the walk opens user access once (STAC), as
+ * user_access_begin() does, and reads each word with unsafe_get_user(),
+ * one load with an exception fixup (upstream 5b24a7a2aa20, v4.5).  There
+ * __get_user() is an out-of-line call into arch/x86/lib/getuser.S that
+ * opens and closes user access around every word.  Not
+ * user_access_begin() itself: its access_ok() warns outside task context
+ * on kernels built with CONFIG_DEBUG_ATOMIC_SLEEP (WARN_ON_IN_IRQ() in
+ * 5.10 and 6.1), and a sample runs in an interrupt.  Each address is
+ * range-checked, then clamped with array_index_nospec() so that a
+ * mispredicted check cannot load kernel memory under speculation (what
+ * getuser.S's barrier or address mask is for).  Between begin and end
+ * nothing may be called (objtool checks): the walk's helpers are inlined.
+ */
+static __always_inline void kprof_user_words_begin(void)
+{
+	pagefault_disable();
+	stac();
+}
+
+static __always_inline void kprof_user_words_end(void)
+{
+	clac();
+	pagefault_enable();
+}
+
+/* Read the word at user address @addr into *@val; false when it cannot. */
+static __always_inline bool kprof_user_word(unsigned long addr,
+					    unsigned long *val)
+{
+	unsigned long end = TASK_SIZE_MAX - sizeof(*val) + 1;
+
+	/* in a register: array_index_nospec()'s cmp takes no 64-bit value */
+	OPTIMIZER_HIDE_VAR(end);
+	if (addr >= end)
+		return false;
+	addr = array_index_nospec(addr, end);
+	unsafe_get_user(*val, (const unsigned long __user *)addr, fault);
+	return true;
+fault:
+	return false;
+}
+#else
 static inline void kprof_user_words_begin(void)
 {
 	pagefault_disable();
@@ -111,5 +158,6 @@ static inline bool kprof_user_word(unsigned long addr, unsigned long *val)
 		return false;
 	return !__get_user(*val, (const unsigned long __user *)addr);
 }
+#endif
 
 #endif /* _KPROF_COMPAT_UACCESS_H */
