@@ -237,6 +237,14 @@ static __always_inline bool kprof_user_frame_ok(unsigned long fp,
 	return fp && !(fp & (sizeof(long) - 1)) && fp >= sp;
 }
 
+/* The frame at @fp: its saved frame pointer, then its return address. */
+static __always_inline bool kprof_user_frame_read(unsigned long fp,
+						  unsigned long *frame)
+{
+	return kprof_user_word(fp, &frame[0]) &&
+	       kprof_user_word(fp + sizeof(long), &frame[1]);
+}
+
 /*
  * Walk a user stack by frame pointers, leaf first, from @regs (user mode)
  * or from the registers current entered the kernel with.  User memory is
@@ -266,8 +274,7 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 		return n;
 	if (in_user) {
 		kprof_user_words_begin();
-		if (!kprof_user_word(fp, &frame[0]) ||
-		    !kprof_user_word(fp + sizeof(long), &frame[1]))
+		if (!kprof_user_frame_read(fp, frame))
 			goto out;
 	} else {
 		if (kprof_copy_from_user_nofault(frame, (void __user *)fp,
@@ -293,8 +300,7 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 		ips[n++] = frame[1];
 		fp = frame[0];
 		if (n >= max || !kprof_user_frame_ok(fp, regs->sp) ||
-		    !kprof_user_word(fp, &frame[0]) ||
-		    !kprof_user_word(fp + sizeof(long), &frame[1]))
+		    !kprof_user_frame_read(fp, frame))
 			break;
 	}
 out:
