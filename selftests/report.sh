@@ -65,13 +65,18 @@ elif what == "spin":
     a, b = f["spin_hot_a"], f["spin_hot_b"]
     p = a["self_share"]
     print("# spin_hot_a self %.3f (ceiling %.3f), spin_hot_b self %.3f" % (p, a["self_ceiling"], b["self_share"]))
+    # the share is the function's samples over the busy basis, exactly
+    assert abs(p - a["self_samples"] / c["basis_samples"]) < 1e-9, \
+        (p, a["self_samples"], c["basis_samples"])
     # one CPU of two spins, 3/4 of it in spin_hot_a: about 0.37 to 0.75
-    # of the busy samples, depending on what else runs.  On the debug
-    # kernel (KASAN), with both vCPUs in one host thread, the TCP
-    # workload's own kernel time took most of them: 0.17 in one run,
-    # 0.092 in another (its 1558 busy samples over 8.3 s, spin_hot_a's
-    # share of the spinner's own still 0.74)
-    assert (0.05 if debug else 0.2) <= p <= 0.9, p
+    # of the busy samples when little else runs.  What else runs takes a
+    # part that varies with the kernel, both vCPUs being one host
+    # thread: the TCP workload's kernel time left it 0.17 and 0.092 on
+    # the debug kernel (KASAN; 1558 busy samples over 8.3 s), 0.198 on
+    # 6.1-rt (796 over 4.5 s), spin_hot_a's share of the spinner's own
+    # samples still 0.74 and 0.67.  So here only: it shows; that share
+    # of the spinner's own (below) is the signal.
+    assert 0.05 <= p <= 0.9, p
     assert abs(a["self_ceiling"] - 1 / (1 - p)) < 1e-9 * a["self_ceiling"]
     assert a["self_samples"] <= a["total_samples"]
     assert 0.6 <= a["self_samples"] / (a["self_samples"] + b["self_samples"]) <= 0.9
