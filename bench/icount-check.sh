@@ -629,22 +629,6 @@ session_rr()
 	measure_report "$name"
 }
 
-# reload: unload the module, measure the base (rr_none) anew, load it
-reload()
-{
-	if ! rmmod kprofmod; then
-		tap_result 1 "rmmod $ko for a fresh attempt"
-		return 1
-	fi
-	settle
-	measure_runs rr_none rr || return 1
-	if ! insmod "$ko" budget_ppm=0; then
-		tap_result 1 "insmod $ko for a fresh attempt"
-		return 1
-	fi
-	settle
-}
-
 # loaded_start: the base (rr_none) measured anew, then the module loaded
 # with nothing running; loaded_stop unloads it.  The base is insmod's
 # neighbour: a figure near zero is not compared with the boot's start.
@@ -657,8 +641,22 @@ loaded_start()
 
 loaded_stop()
 {
-	rmmod kprofmod
+	rmmod kprofmod || return
 	settle
+}
+
+# reload: the module unloaded, then loaded_start: a fresh module and a
+# base measured just before it
+reload()
+{
+	if ! loaded_stop; then
+		tap_result 1 "rmmod $ko for a fresh attempt"
+		return 1
+	fi
+	if ! loaded_start; then
+		tap_result 1 "the base, then insmod $ko for a fresh attempt"
+		return 1
+	fi
 }
 
 rmmod kprofmod 2>/dev/null
