@@ -10,7 +10,7 @@
  * most KPROF_COST_CLAMP times its kind's typical time on that CPU (a
  * moving average of what was counted): a call that spans an interrupt,
  * or a virtual CPU that its host did not run, says nothing about the
- * handler, and would otherwise count sixteen-fold.  A real change of cost
+ * handler, and would otherwise count 64-fold.  A real change of cost
  * still shows: the typical time follows it within a few timed calls.
  * A kind's counters are written only by handlers that cannot nest on a
  * CPU (TCP's handlers do not nest, see kprof_tcp_enter(); the sampling

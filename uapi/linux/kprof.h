@@ -370,7 +370,7 @@ struct kprof_snapshot {
 #define KPROF_COST_SAMPLE	4	/* perf overflow handler */
 #define KPROF_COST_NR		8	/* array size; unused kinds are 0 */
 
-#define KPROF_COST_SAMPLE_EVERY	16
+#define KPROF_COST_SAMPLE_EVERY	64
 
 /**
  * struct kprof_stats - KPROF_IOC_GET_STATS: counters since load
