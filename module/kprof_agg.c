@@ -62,7 +62,7 @@ static struct kprof_interval *kprof_cur_interval(void)
 	return &this_cpu_ptr(kprof_cpus)->iv[READ_ONCE(kprof_epoch) & 1];
 }
 
-void kprof_agg_count(enum kprof_counter c)
+void notrace kprof_agg_count(enum kprof_counter c)
 {
 	kprof_cur_interval()->counters[c]++;
 }
@@ -90,7 +90,8 @@ static u32 kprof_tcp_row(const struct kprof_tcp_key *key)
  * (not when a stack or the views differ; the hint then misses).
  * Returns the row's slot, the next call's hint, or U32_MAX for none.
  */
-u32 kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns, u32 hint)
+u32 notrace kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns,
+			      u32 hint)
 {
 	struct kprof_interval *iv = kprof_cur_interval();
 	struct kprof_tcp_slot *s;
@@ -142,8 +143,8 @@ static u32 kprof_sample_hash(u32 stack_id, u32 tgid, u8 views)
  * sample goes to one interval: a snapshot between two of them would make
  * an interval's samples differ from its idle, rows and drops.
  */
-void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
-		      bool stack_dropped, u8 views)
+void notrace kprof_agg_sample(const struct task_struct *t, u32 stack_id,
+			      bool stack_dropped, u8 views)
 {
 	struct kprof_interval *iv = kprof_cur_interval();
 	struct kprof_cpu_slot *s;

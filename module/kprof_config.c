@@ -184,7 +184,7 @@ void kprof_cfg_install(struct kprof_run_config *n)
 		kprof_free_after_handlers(old, rcu);
 }
 
-bool kprof_cfg_task_wanted(u8 *views)
+bool notrace kprof_cfg_task_wanted(u8 *views)
 {
 	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
 	u8 i;

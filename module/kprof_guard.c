@@ -88,12 +88,12 @@ static bool kprof_guard_idle = true;	/* the work was not queued */
 struct kprof_guard_calls __percpu *kprof_guard_calls;
 
 /* kprof_guard_begin()'s timed call: its start. */
-u64 kprof_guard_timed_begin(void)
+u64 notrace kprof_guard_timed_begin(void)
 {
 	return local_clock() ?: 1;
 }
 
-void kprof_guard_timed_end(unsigned int kind, u64 t0)
+void notrace kprof_guard_timed_end(unsigned int kind, u64 t0)
 {
 	struct kprof_guard_pcpu *g;
 	u64 now, d;
@@ -116,7 +116,7 @@ void kprof_guard_timed_end(unsigned int kind, u64 t0)
 }
 
 /* kprof_guard_skip_stack() said skip: count it. */
-void kprof_guard_shed_stack(bool sampler)
+void notrace kprof_guard_shed_stack(bool sampler)
 {
 	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
 
@@ -124,7 +124,7 @@ void kprof_guard_shed_stack(bool sampler)
 }
 
 /* kprof_guard_skip_request() said skip: count it. */
-void kprof_guard_shed_request(void)
+void notrace kprof_guard_shed_request(void)
 {
 	struct kprof_guard_pcpu *g = this_cpu_ptr(kprof_guard_pcpu);
 

@@ -37,7 +37,7 @@ static u32 kprof_hz = 99;
 static bool kprof_use_hw;
 
 /* One sample of the interrupted context @regs: hardirq or NMI. */
-void kprof_sample_regs(struct pt_regs *regs)
+void notrace kprof_sample_regs(struct pt_regs *regs)
 {
 	u64 t0 = kprof_guard_begin(KPROF_COST_SAMPLE);
 	struct task_struct *t = current;
@@ -47,15 +47,18 @@ void kprof_sample_regs(struct pt_regs *regs)
 
 	if (!kprof_cfg_task_wanted(&views))
 		goto out;
-	if (!is_idle_task(t) && !kprof_guard_skip_stack(true))
-		id = kprof_stack_capture(regs, &dropped);
+	if (!is_idle_task(t) && !kprof_guard_skip_stack(true)) {
+		id = kprof_stack_capture(regs);
+		dropped = !id;
+	}
 	kprof_agg_sample(t, id, dropped, views);
 out:
 	kprof_guard_end(KPROF_COST_SAMPLE, t0);
 }
 
-static void kprof_overflow(struct perf_event *event,
-			   struct perf_sample_data *data, struct pt_regs *regs)
+static void notrace kprof_overflow(struct perf_event *event,
+				   struct perf_sample_data *data,
+				   struct pt_regs *regs)
 {
 	if (!kprof_nmi_test_sample(regs))
 		kprof_sample_regs(regs);

@@ -362,14 +362,12 @@ static unsigned int kprof_kernel_frames(struct kprof_stack_scratch *sc,
 
 /* Capture into @sc, the buffer of context level @ctx, and insert. */
 static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
-			      struct pt_regs *regs, unsigned int ctx,
-			      bool *dropped)
+			      struct pt_regs *regs, unsigned int ctx)
 {
 	struct kprof_stack_entry *e;
 	unsigned int nk = 0, nu, i, spin;
 	u32 hash, want, tgid, slot;
 
-	*dropped = false;
 	if (!regs || !user_mode(regs))
 		nk = kprof_kernel_frames(sc, regs);
 	nu = kprof_walk_user(regs, sc->ips + nk, KPROF_MAX_USER_FRAMES);
@@ -409,10 +407,8 @@ static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
 			 */
 			for (spin = 0; (st & KPROF_STACK_STATE_MASK) ==
 			     KPROF_STACK_BUSY; spin++) {
-				if (ctx || spin >= KPROF_STACK_SPIN) {
-					*dropped = true;
+				if (ctx || spin >= KPROF_STACK_SPIN)
 					return 0;
-				}
 				cpu_relax();
 				st = atomic_read_acquire(&e->state);
 			}
@@ -422,32 +418,29 @@ static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
 		if (++slot == kprof_stacks_max)
 			slot = 0;
 	}
-	*dropped = true;
 	return 0;
 }
 
 /*
- * Capture the stacks of current and return their ID, or 0 (with *dropped
- * set) when the table is full, a slot stays contended or this context
+ * Capture the stacks of current and return their ID, or 0 (the stack is
+ * dropped) when the table is full, a slot stays contended or this context
  * level's scratch buffer is taken (a nested capture).  The kernel
  * stack starts at @regs: in the probed function for a probe's registers,
  * at the interrupted instruction for a sample's; a sample of user mode
  * has user frames only.  With @regs NULL (a return probe) the kernel
  * stack is the whole trace from here.
  */
-u32 kprof_stack_capture(struct pt_regs *regs, bool *dropped)
+u32 notrace kprof_stack_capture(struct pt_regs *regs)
 {
 	struct kprof_stack_pcpu *pc = this_cpu_ptr(kprof_scratch);
 	unsigned int ctx = kprof_ctx_level();
 	u32 id;
 
-	if (pc->busy[ctx]) {
-		*dropped = true;
+	if (pc->busy[ctx])
 		return 0;
-	}
 	pc->busy[ctx] = 1;
 	barrier();
-	id = kprof_stack_insert(&pc->sc[ctx], regs, ctx, dropped);
+	id = kprof_stack_insert(&pc->sc[ctx], regs, ctx);
 	barrier();
 	pc->busy[ctx] = 0;
 	return id;

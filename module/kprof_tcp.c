@@ -384,8 +384,8 @@ static bool kprof_sk_wanted(const struct kprof_run_config *rc,
 }
 
 /* The views of @rc among @mask whose filters a request on @sk passes. */
-static u8 kprof_sk_views(const struct kprof_run_config *rc,
-			 const struct sock *sk, u8 mask)
+static u8 notrace kprof_sk_views(const struct kprof_run_config *rc,
+				 const struct sock *sk, u8 mask)
 {
 	u8 v = 0, i;
 
@@ -539,7 +539,7 @@ static u64 kprof_tcp_now(void)
 	return ktime_get_mono_fast_ns();
 }
 
-static void kprof_tcp_send(struct sock *sk)
+static void notrace kprof_tcp_send(struct sock *sk)
 {
 	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
 	struct kprof_flight *f = kprof_flight_find(sk);
@@ -574,13 +574,13 @@ static void kprof_tcp_connect(struct sock *sk)
 		WRITE_ONCE(f->role, KPROF_ROLE_CLIENT);
 }
 
-static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
+static void notrace kprof_tcp_complete(struct sock *sk,
+				       struct pt_regs *regs)
 {
 	const struct kprof_run_config *rc;
 	struct kprof_tcp_key key = { 0 };
 	struct kprof_flight *f;
 	u64 start, now;
-	bool dropped;
 	u32 vgen;
 	u8 views;
 
@@ -626,8 +626,8 @@ static void kprof_tcp_complete(struct sock *sk, struct pt_regs *regs)
 	rc = rcu_dereference_sched(kprof_cfg);
 	if (rc && now >= rc->c.threshold_ns && !in_serving_softirq() &&
 	    !kprof_guard_skip_stack(false)) {
-		key.stack_id = kprof_stack_capture(regs, &dropped);
-		if (dropped)
+		key.stack_id = kprof_stack_capture(regs);
+		if (!key.stack_id)
 			kprof_agg_count(KPROF_CNT_DROPS_STACKS);
 	}
 	kprof_sk_endpoint(sk, &key);
