@@ -123,7 +123,7 @@ def main():
       "TCG a trap costs few instructions, so int3-based probes look "
       "cheaper than on hardware; on this kernel every probe here sits "
       "on a function entry and goes through ftrace, which does not trap "
-      "(kprofmod's hot hooks are an `ftrace_ops` of its own, the others "
+      "(kprofmod's hot hooks are two `ftrace_ops` of its own, the others "
       "kprobes on ftrace).  "
       f"Host: {info.get('host', 'unknown')}.")
     p("")

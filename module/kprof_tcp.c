@@ -820,8 +820,10 @@ static const u32 kprof_kp_bits[] = {
 
 #if KPROF_FTRACE_ATTACH
 /*
- * The hot hooks through one ftrace_ops (see kprof_compat_ftrace.h): its
- * callback is called straight from a trampoline of its own that saves
+ * The hot hooks through two ftrace_ops (see kprof_compat_ftrace.h), one
+ * for the sends and one for the receives, so that neither callback has
+ * to tell them apart: each is called straight from a trampoline of its
+ * own that saves
  * only the argument registers, the stack and frame pointers and the
  * instruction pointer, where a kprobe on the same call site costs the
  * full register save and the kprobes core's dispatch.  The other hooks
@@ -832,14 +834,12 @@ static const u32 kprof_kp_bits[] = {
  * kprof_ftr_usable: decided at load, when every hot hook that can be
  * attached here was a kprobe on ftrace, so that its address, in
  * kprof_hook_ip[], is the ftrace call site that the callback's @ip names;
- * cleared for good when attaching or detaching the ops fails.
+ * cleared for good when attaching or detaching an ops fails.
  * kprof_ftr_armed: the hot hooks of the running start are on the ops.
  */
 static bool kprof_ftr_usable;
 static bool kprof_ftr_armed;
 static unsigned long kprof_hook_ip[ARRAY_SIZE(kprof_kps)];
-/* the receive hooks' call sites; 0 for none (no call site is 0) */
-static unsigned long kprof_ftr_recv_ip[2];
 
 /* From now on the hot hooks are kprobes (GET_INFO reads the flag). */
 static void kprof_ftr_give_up(void)
@@ -847,23 +847,32 @@ static void kprof_ftr_give_up(void)
 	WRITE_ONCE(kprof_ftr_usable, false);
 }
 
-static void notrace kprof_ftr_hook(unsigned long ip, unsigned long parent_ip,
+static void notrace kprof_ftr_send(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
-	struct pt_regs *regs = kprof_ftrace_pt_regs(fregs);
-
 	preempt_disable_notrace();
-	if (ip == kprof_ftr_recv_ip[0] || ip == kprof_ftr_recv_ip[1])
-		kprof_hook(kprof_on_cleanup_rbuf, regs);
-	else
-		kprof_hook(kprof_on_send, regs);
+	kprof_hook(kprof_on_send, kprof_ftrace_pt_regs(fregs));
 	preempt_enable_notrace();
 }
 
-static struct ftrace_ops kprof_ftr_ops = {
-	.func = kprof_ftr_hook,
+static void notrace kprof_ftr_recv(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	preempt_disable_notrace();
+	kprof_hook(kprof_on_cleanup_rbuf, kprof_ftrace_pt_regs(fregs));
+	preempt_enable_notrace();
+}
+
+/* [0] the sends', [1] the receives' (KPROF_ATTACH_RECV) */
+static struct ftrace_ops kprof_ftr_ops[2] = {
+	{ .func = kprof_ftr_send },
+	{ .func = kprof_ftr_recv },
 };
+
+/* kprof_ftr_ops[i] is registered */
+static bool kprof_ftr_on[2];
 
 /* Is kprof_kps[@i] a hot hook that goes through the ftrace_ops now? */
 static bool kprof_kp_on_ftrace(int i)
@@ -873,13 +882,18 @@ static bool kprof_kp_on_ftrace(int i)
 
 /*
  * ftrace has shut itself down (ftrace_disabled, after a bug it found):
- * it leaves the call sites as they are, so the ops' trampoline may still
- * call kprof_ftr_hook() (which returns at once while TCP tracing is
- * stopped).  The module stays loaded until reboot; no hook can be
+ * it leaves the call sites as they are, so the ops' trampolines may still
+ * call kprof_ftr_send() and kprof_ftr_recv() (which return at once while
+ * TCP tracing is stopped).  The module stays loaded until reboot; no hook can be
  * attached through ftrace any more, kprobes on ftrace included.
  */
 static void kprof_ftr_pin(const char *what, int ret)
 {
+	static bool pinned;
+
+	if (pinned)
+		return;
+	pinned = true;
 	pr_err("cannot %s the TCP ftrace hooks (%d): ftrace is disabled, module pinned\n",
 	       what, ret);
 	__module_get(THIS_MODULE);
@@ -890,44 +904,53 @@ static void kprof_ftr_pin(const char *what, int ret)
  * Once a module's ftrace_ops is unregistered no callback runs nor is
  * about to: ftrace_shutdown() waits for every task to leave the ops'
  * trampoline (synchronize_rcu_tasks_rude(), and synchronize_rcu_tasks()
- * on a preemptible kernel) before it frees it.  The filter stays, for
- * the next arm to replace; the unload empties it (kprof_ftr_exit()).
+ * on a preemptible kernel) before it frees it.  The filters stay, for
+ * the next arm to replace; the unload empties them (kprof_ftr_exit()).
  */
 static void kprof_ftr_disarm(void)
 {
-	int ret = unregister_ftrace_function(&kprof_ftr_ops);
+	int i, ret, err = 0;
 
+	for (i = 0; i < ARRAY_SIZE(kprof_ftr_ops); i++) {
+		if (!kprof_ftr_on[i])
+			continue;
+		ret = unregister_ftrace_function(&kprof_ftr_ops[i]);
+		kprof_ftr_on[i] = false;
+		/* -ENODEV (ftrace disabled): the others mean it was not on */
+		if (ret && !err)
+			err = ret;
+	}
 	kprof_ftr_armed = false;
-	/* -ENODEV (ftrace disabled): the others mean the ops was not on */
-	if (ret)
-		kprof_ftr_pin("unregister", ret);
+	if (err)
+		kprof_ftr_pin("unregister", err);
 }
 
 /*
- * The filter is set afresh: the first call resets it (freeing the last
- * arm's through RCU), the others add.  Not ftrace_free_filter(): it
- * frees the ops' hashes and leaves the ops pointing at them.
+ * Each ops' filter is set afresh: its first call resets it (freeing the
+ * last arm's through RCU), the others add.  Not ftrace_free_filter(): it
+ * frees the ops' hashes and leaves the ops pointing at them.  An ops
+ * with no hook here (a receive through the recvmsg return probe) stays
+ * off: with no filter it would be called for every function.
  */
 static int kprof_ftr_arm(void)
 {
-	int i, n = 0, ret = 0, reset = 1;
+	bool used[ARRAY_SIZE(kprof_ftr_ops)] = { false };
+	int i, k, ret = 0;
 
-	kprof_ftr_recv_ip[0] = 0;
-	kprof_ftr_recv_ip[1] = 0;
 	for (i = 0; i < ARRAY_SIZE(kprof_kps) && !ret; i++) {
 		if (!(kprof_attached & kprof_kp_bits[i] & KPROF_ATTACH_HOT))
 			continue;
-		if ((kprof_kp_bits[i] & KPROF_ATTACH_RECV) && n < 2)
-			kprof_ftr_recv_ip[n++] = kprof_hook_ip[i];
-		ret = ftrace_set_filter_ip(&kprof_ftr_ops, kprof_hook_ip[i],
-					   0, reset);
-		reset = 0;
+		k = !!(kprof_kp_bits[i] & KPROF_ATTACH_RECV);
+		ret = ftrace_set_filter_ip(&kprof_ftr_ops[k], kprof_hook_ip[i],
+					   0, !used[k]);
+		used[k] = true;
 	}
-	/* an ops with no filter would be called for every function */
-	if (!ret && reset)
+	if (!ret && !used[0] && !used[1])
 		ret = -ENOENT;
-	if (!ret) {
-		ret = register_ftrace_function(&kprof_ftr_ops);
+	for (k = 0; k < ARRAY_SIZE(kprof_ftr_ops) && !ret; k++) {
+		if (!used[k])
+			continue;
+		ret = register_ftrace_function(&kprof_ftr_ops[k]);
 		/*
 		 * Since upstream commit c3b0f72e805f (v6.0; in the stable
 		 * trees down to 4.9, 5.10.262 has it), a registration that
@@ -938,21 +961,28 @@ static int kprof_ftr_arm(void)
 		 */
 		if (ret == -ENODEV)
 			kprof_ftr_pin("register", ret);
+		kprof_ftr_on[k] = !ret;
 	}
-	if (ret)
+	if (ret) {
+		/* what was registered goes: the caller falls back to kprobes */
+		kprof_ftr_disarm();
 		return ret;
+	}
 	kprof_ftr_armed = true;
 	return 0;
 }
 
 /*
- * At unload, the ops unregistered: its filter's memory, by resetting it
- * to the empty filter.  Not ftrace_free_filter(), exported only since
- * upstream commit 8be9fbd5345d (v6.2; 6.1.y has it, 5.15 does not).
+ * At unload, the ops unregistered: their filters' memory, by resetting
+ * them to the empty filter.  Not ftrace_free_filter(), exported only
+ * since upstream commit 8be9fbd5345d (v6.2; 6.1.y has it, 5.15 does not).
  */
 static void kprof_ftr_exit(void)
 {
-	ftrace_set_filter(&kprof_ftr_ops, NULL, 0, 1);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_ftr_ops); i++)
+		ftrace_set_filter(&kprof_ftr_ops[i], NULL, 0, 1);
 }
 
 /*

@@ -137,7 +137,7 @@ tap_result $? "while sessions trace TCP, its kprobes are registered ($n)"
 # where the hot hooks are on ftrace: tcp_sendmsg and the receive hook
 # call kprofmod's callback, and have no kprobe
 if [ "$ftrace_hot" = 1 ]; then
-	grep -E '^(tcp_sendmsg|_?_?tcp_cleanup_rbuf) .*kprof_ftr_hook' \
+	grep -E '^(tcp_sendmsg|_?_?tcp_cleanup_rbuf) .*kprof_ftr_(send|recv)' \
 		"$ftrace_on" >"$tmp/ftr"
 	grep -q '^tcp_sendmsg ' "$tmp/ftr" &&
 		grep -Eq '^_?_?tcp_cleanup_rbuf ' "$tmp/ftr" &&
@@ -156,7 +156,7 @@ fi
 "$KPROF_BIN" status >"$tmp/feat.txt" 2>&1
 if grep -Eq '[[:space:]]tcp_sendmsg\+' "$kprobes"; then
 	want=no
-elif grep -q '^tcp_sendmsg .*kprof_ftr_hook' "$ftrace_on" 2>/dev/null; then
+elif grep -q '^tcp_sendmsg .*kprof_ftr_send' "$ftrace_on" 2>/dev/null; then
 	want=yes
 else
 	want=unknown
