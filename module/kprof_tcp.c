@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TCP request -> response latency, from an ftrace_ops and kprobes.
+ * TCP request -> response latency, from ftrace_ops and kprobes.
  *
  * Per socket, the first tcp_sendmsg() after the last completed response
  * starts a request; the first receive cleanup with copied > 0 after that
@@ -833,7 +833,7 @@ static const u32 kprof_kp_bits[] = {
  *
  * kprof_ftr_usable: decided at load, when every hot hook that can be
  * attached here was a kprobe on ftrace, so that its address, in
- * kprof_hook_ip[], is the ftrace call site that the callback's @ip names;
+ * kprof_hook_ip[], is the ftrace call site that an ops' filter takes;
  * cleared for good when attaching or detaching an ops fails.
  * kprof_ftr_armed: the hot hooks of the running start are on the ops.
  */
@@ -1132,7 +1132,7 @@ static int kprof_tcp_register(struct kprobe **kps, int *n, u32 bits)
 
 /*
  * Every hook, all or none.  The hot hooks go through the ftrace_ops
- * where they can; if attaching it fails, they are kprobes like the
+ * where they can; if attaching them fails, they are kprobes like the
  * others, now and from then on (KPROF_FEAT_TCP_FTRACE clears).  Nothing
  * of kprofmod is in the probed functions while no hook is registered.
  */

@@ -234,7 +234,7 @@ else
 fi
 
 # --- ftrace's function tracer ---
-# Where kprofmod's hot hooks are an ftrace_ops of its own, the function
+# Where kprofmod's hot hooks are ftrace_ops of its own, the function
 # tracer on tcp_sendmsg shares the call site with it: the kernel then
 # calls both from its list.  Where they are kprobes, the same holds with
 # the kprobes' ftrace_ops.

@@ -272,15 +272,21 @@ TEST_F_TIMEOUT(guard, calm_budget_quiet, 60)
 	EXPECT_EQ(0, b.guard_level);
 	EXPECT_EQ(a.shed_stacks, b.shed_stacks);
 	EXPECT_EQ(a.shed_requests, b.shed_requests);
-	/*
-	 * The module measured itself: with one call in
-	 * KPROF_COST_SAMPLE_EVERY timed per CPU, that many calls per CPU
-	 * make sure one of them was.
-	 */
-	EXPECT_LE(a.cost_calls[KPROF_COST_SENDMSG] +
-		  (__u64)KPROF_COST_SAMPLE_EVERY * get_nprocs_conf(),
+	/* the module counted its calls */
+	EXPECT_LT(a.cost_calls[KPROF_COST_SENDMSG] + 50,
 		  b.cost_calls[KPROF_COST_SENDMSG]);
-	EXPECT_LT(a.cost_ns[KPROF_COST_SENDMSG], b.cost_ns[KPROF_COST_SENDMSG]);
+	/*
+	 * and timed some: one call in KPROF_COST_SAMPLE_EVERY per CPU is,
+	 * so that many calls per CPU make sure one was (the test VMs' two
+	 * CPUs always see that many; a large machine may not)
+	 */
+	if (b.cost_calls[KPROF_COST_SENDMSG] - a.cost_calls[KPROF_COST_SENDMSG] >=
+	    (__u64)KPROF_COST_SAMPLE_EVERY * get_nprocs_conf()) {
+		EXPECT_LT(a.cost_ns[KPROF_COST_SENDMSG],
+			  b.cost_ns[KPROF_COST_SENDMSG]);
+	} else {
+		TH_LOG("too few sends per CPU to be sure one was timed");
+	}
 	EXPECT_LT(a.cost_calls[KPROF_COST_SAMPLE], b.cost_calls[KPROF_COST_SAMPLE]);
 }
 

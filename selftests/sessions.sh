@@ -39,7 +39,7 @@ no_kprobes_on_tcp()
 }
 
 # ftrace_on_tcp: lines of ftrace's enabled_functions for the functions
-# kprofmod hooks (an ftrace_ops, and kprobes on ftrace, show there; no
+# kprofmod hooks (its ftrace_ops, and kprobes on ftrace, show there; no
 # other tool traces them while this test runs); -1 without the file
 ftrace_on=$(kp_tracefs)/enabled_functions
 ftrace_on_tcp()
