@@ -372,12 +372,9 @@ views_up()
 # the task's cgroup and marks the request
 views_start()
 {
-	local cg=/sys/fs/cgroup i
+	local cg i
 
-	if [ "$(stat -f -c %T "$cg")" != cgroup2fs ]; then
-		cg=$tmp/cg
-		mkdir -p "$cg" && mount -t cgroup2 none "$cg" || return 1
-	fi
+	cg=$(kp_cgroup2 "$tmp/cg") || return 1
 	reader_start --no-cpu || return 1
 	for i in 1 2 3 4 5 6 7 8; do
 		"$kprof" top -i 3600 --no-cpu --cgroup "$cg" >/dev/null \

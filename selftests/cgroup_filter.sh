@@ -28,20 +28,10 @@ kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 mark=$(kp_dmesg_mark)
 
-if [ "$(stat -f -c %T "$cgroot")" != cgroup2fs ]; then
-	cgroot=$tmp/cg
-	mkdir "$cgroot" && mount -t cgroup2 none "$cgroot" ||
-		{ tap_diag "cannot mount cgroup2"; exit "$KSFT_SKIP"; }
-fi
+root=$(kp_cgroup2 "$tmp/cg") ||
+	{ tap_diag "cannot mount cgroup2"; exit "$KSFT_SKIP"; }
+cgroot=$root
 mkdir -p "$cgroot/kprof-in/child"
-
-# run_in CGROUP CMD...: CMD in the background, inside CGROUP
-run_in()
-{
-	local cg=$1
-	shift
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
-}
 
 # everything runs for this one: the recording's filter is its own
 "$KPROF_BIN" top --json -i 0.5 --freq 99 --threshold 0 --top 1000 \
@@ -52,9 +42,9 @@ kp_poll 30 sampling || tap_diag "top did not start: $(cat "$tmp/all.err")"
 
 # They outlast the recording by far, so a slow machine that starts the
 # reader late still records them.
-run_in "$cgroot/kprof-in" "$WL" -d 10 2 >"$tmp/wl-in"
+kp_run_in "$cgroot/kprof-in" "$WL" -d 10 2 >"$tmp/wl-in"
 wl_in=$!
-run_in "$cgroot/kprof-in/child" "$SPIN" 10
+kp_run_in "$cgroot/kprof-in/child" "$SPIN" 10
 spin_in=$!
 "$WL" -d 10 3 >"$tmp/wl-out" &
 "$SPIN" 10 &

@@ -155,6 +155,28 @@ kp_tracefs()
 	[ -d /sys/kernel/tracing/options ] && echo /sys/kernel/tracing
 }
 
+# kp_cgroup2 DIR: the root of the cgroup v2 hierarchy, printed:
+# /sys/fs/cgroup where it is mounted there, else DIR (created) with the
+# hierarchy mounted on it, for the caller to unmount; status 1 when
+# neither is possible
+kp_cgroup2()
+{
+	if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then
+		echo /sys/fs/cgroup
+		return 0
+	fi
+	mkdir -p "$1" && mount -t cgroup2 none "$1" && echo "$1"
+}
+
+# kp_run_in CGROUP CMD...: CMD in the background, inside CGROUP ($! is
+# its process)
+kp_run_in()
+{
+	local cg=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" &
+}
+
 # kp_trace_reset DIR: the tracer of tracefs DIR as every test may expect
 # to find it: nop, no function or graph filter, tracing on
 kp_trace_reset()

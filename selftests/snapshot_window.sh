@@ -42,12 +42,8 @@ fi
 # "WARNING: stack going in the wrong direction?" once, whoever walks
 # the stack (perf record -g as well); that is not what this test is
 # about, and the console check would count it.
-cgroot=/sys/fs/cgroup
-if [ "$(stat -f -c %T "$cgroot")" != cgroup2fs ]; then
-	cgroot=$tmp/cg
-	mkdir "$cgroot" && mount -t cgroup2 none "$cgroot" ||
-		{ tap_diag "cannot mount cgroup2"; exit "$KSFT_FAIL"; }
-fi
+cgroot=$(kp_cgroup2 "$tmp/cg") ||
+	{ tap_diag "cannot mount cgroup2"; exit "$KSFT_FAIL"; }
 cg=$cgroot/kprof-window
 mkdir -p "$cg"
 
@@ -57,7 +53,7 @@ echo kprof_export_snapshot >"$T/set_graph_function"
 echo function_graph >"$T/current_tracer"
 : >"$T/trace"
 # new stacks every interval: a spinner sampled, symbolized by top
-sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$SPIN" 3 &
+kp_run_in "$cg" "$SPIN" 3
 spin=$!
 "$KPROF_BIN" top --json -i 0.3 -n 8 --cgroup "$cg" \
 	>"$tmp/top.json" 2>"$tmp/top.err"
