@@ -54,9 +54,31 @@
  */
 #define KPROF_RAW_KERNEL_FRAMES	(KPROF_MAX_KERNEL_FRAMES + 24)
 
+/*
+ * The cache of kernel traces (kprof_ktrace_find()): a trace started at
+ * @ip whose last frame's return address sits @top_off bytes below the
+ * registers current entered the kernel with, and frame k's (0 < k <
+ * @nr - 1) @off[k] bytes above the starting stack pointer; none more than
+ * @reach bytes above it.  Recorded under module generation @gen.
+ */
+#define KPROF_KTRACE_WAYS	4
+
+struct kprof_ktrace {
+	unsigned long ip;
+	unsigned int gen;
+	u16 nr;
+	u16 top_off;
+	u16 reach;
+	u16 off[KPROF_MAX_KERNEL_FRAMES];
+	unsigned long ips[KPROF_MAX_KERNEL_FRAMES];
+};
+
 struct kprof_stack_scratch {
 	unsigned long raw[KPROF_RAW_KERNEL_FRAMES];
 	unsigned long ips[KPROF_MAX_KERNEL_FRAMES + KPROF_MAX_USER_FRAMES];
+	unsigned long slot[KPROF_MAX_KERNEL_FRAMES];
+	struct kprof_ktrace ktrace[KPROF_KTRACE_WAYS];
+	unsigned int ktrace_next;
 };
 
 /*
@@ -90,6 +112,26 @@ static unsigned int kprof_ctx_level(void)
 	return 0;
 }
 
+/*
+ * Bumped on every module load and unload: a cached kernel trace is used
+ * only under the generation it was recorded in, so never across a change
+ * of the text (and ORC data) its frames may lie in.
+ */
+static atomic_t kprof_ktrace_gen = ATOMIC_INIT(0);
+
+static int kprof_ktrace_module_event(struct notifier_block *nb,
+				     unsigned long action, void *data)
+{
+	atomic_inc(&kprof_ktrace_gen);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprof_ktrace_nb = {
+	.notifier_call = kprof_ktrace_module_event,
+};
+
+static bool kprof_ktrace_registered;
+
 static struct kprof_stack_entry *kprof_stacks;
 static atomic_t kprof_stacks_nr = ATOMIC_INIT(0);
 static u32 kprof_stack_resets;
@@ -103,14 +145,25 @@ static u64 kprof_stack_seed __read_mostly;
 
 int kprof_stacks_init(void)
 {
+	int err;
+
+	/* struct kprof_ktrace keeps offsets in the task stack in a u16 */
+	BUILD_BUG_ON(THREAD_SIZE > U16_MAX);
 	kprof_stack_seed = get_random_u64();
 	kprof_scratch = alloc_percpu(struct kprof_stack_pcpu);
 	kprof_stacks = vzalloc(array_size(kprof_stacks_max,
 					  sizeof(*kprof_stacks)));
-	if (kprof_scratch && kprof_stacks)
-		return 0;
-	kprof_stacks_exit();
-	return -ENOMEM;
+	if (!kprof_scratch || !kprof_stacks) {
+		kprof_stacks_exit();
+		return -ENOMEM;
+	}
+	err = register_module_notifier(&kprof_ktrace_nb);
+	if (err) {
+		kprof_stacks_exit();
+		return err;
+	}
+	kprof_ktrace_registered = true;
+	return 0;
 }
 
 static void kprof_stacks_free_ksyms(void)
@@ -126,6 +179,9 @@ static void kprof_stacks_free_ksyms(void)
 
 void kprof_stacks_exit(void)
 {
+	if (kprof_ktrace_registered)
+		unregister_module_notifier(&kprof_ktrace_nb);
+	kprof_ktrace_registered = false;
 	free_percpu(kprof_scratch);
 	kprof_scratch = NULL;
 	if (!kprof_stacks)
@@ -343,6 +399,83 @@ static u32 kprof_stack_hash(const unsigned long *ips, unsigned int n,
 }
 
 /*
+ * The cache of kernel traces.  Unwinding a kernel stack with ORC costs
+ * about 300 instructions a frame, and a probe sees the same few code
+ * paths over and over.  A trace from @regs is the same as a cached one
+ * when it starts at the same instruction and every return address the
+ * cached trace read is still in its slot: frames below the system call's
+ * C entry at the same offsets above @regs->sp, the entry's own at the
+ * same place below the registers the task entered the kernel with (the
+ * random offset the entry adds to the stack, RANDOMIZE_KSTACK_OFFSET,
+ * lies between the two).  By induction from the first frame, each
+ * function's frame size follows from its return address, so the same
+ * addresses in the same slots are the same walk; the unwinder gets no
+ * other say, because only traces of plain call frames on the task stack
+ * that end at the user registers are recorded
+ * (kprof_stack_trace_regs()), and a module load or unload (new text,
+ * new ORC data) retires them all.  Not covered: a function that aligns
+ * its stack beyond 8 bytes (its frame size then also depends on the
+ * alignment of the stack pointer it was called with), whose alignment
+ * padding still holds the return address that sat there in the cached
+ * trace.  The trace handed out is then the previous one of that path;
+ * it holds kernel text addresses only, never data.
+ *
+ * Per CPU and context level, in the level's scratch buffer (only its
+ * owner touches it); a few ways, the oldest replaced.
+ */
+static unsigned int kprof_ktrace_find(struct kprof_stack_scratch *sc,
+				      const struct pt_regs *regs,
+				      unsigned int gen)
+{
+	unsigned long sp = regs->sp, top = (unsigned long)task_pt_regs(current);
+	unsigned long base = (unsigned long)task_stack_page(current);
+	const struct kprof_ktrace *t;
+	unsigned int w, k;
+
+	if (sp - base >= top - base)
+		return 0;
+	for (w = 0; w < KPROF_KTRACE_WAYS; w++) {
+		t = &sc->ktrace[w];
+		if (t->ip != regs->ip || t->gen != gen || !t->nr ||
+		    t->reach > top - sp ||
+		    READ_ONCE_NOCHECK(*(unsigned long *)(top - t->top_off)) !=
+		    t->ips[t->nr - 1])
+			continue;
+		for (k = 1; k < t->nr - 1; k++)
+			if (READ_ONCE_NOCHECK(*(unsigned long *)(sp + t->off[k])) !=
+			    t->ips[k])
+				break;
+		if (k < t->nr - 1)
+			continue;
+		memcpy(sc->ips, t->ips, t->nr * sizeof(*t->ips));
+		return t->nr;
+	}
+	return 0;
+}
+
+/* Record the trace in @sc->ips, @nr frames from @regs, as cacheable. */
+static void kprof_ktrace_add(struct kprof_stack_scratch *sc,
+			     const struct pt_regs *regs, unsigned int nr,
+			     unsigned int gen)
+{
+	struct kprof_ktrace *t = &sc->ktrace[sc->ktrace_next++ %
+					     KPROF_KTRACE_WAYS];
+	unsigned long top = (unsigned long)task_pt_regs(current);
+	unsigned int k, reach = 0;
+
+	for (k = 1; k < nr - 1; k++) {
+		t->off[k] = sc->slot[k] - regs->sp;
+		reach = max(reach, t->off[k] + (unsigned int)sizeof(long));
+	}
+	t->top_off = top - sc->slot[nr - 1];
+	t->reach = reach;
+	memcpy(t->ips, sc->ips, nr * sizeof(*t->ips));
+	t->ip = regs->ip;
+	t->gen = gen;
+	t->nr = nr;
+}
+
+/*
  * The kernel frames from @regs outwards (a probe's registers, or those of
  * the context a sample interrupted), or all of them from here when @regs
  * is NULL (a return probe).
@@ -350,11 +483,21 @@ static u32 kprof_stack_hash(const unsigned long *ips, unsigned int n,
 static unsigned int kprof_kernel_frames(struct kprof_stack_scratch *sc,
 					struct pt_regs *regs)
 {
-	unsigned int n;
+	enum kprof_trace_result res;
+	unsigned int n, gen;
 
-	if (regs && kprof_stack_trace_regs(regs, sc->ips,
-					   KPROF_MAX_KERNEL_FRAMES, &n))
-		return n;
+	if (regs) {
+		gen = atomic_read(&kprof_ktrace_gen);
+		n = kprof_ktrace_find(sc, regs, gen);
+		if (n)
+			return n;
+		res = kprof_stack_trace_regs(regs, sc->ips, sc->slot,
+					     KPROF_MAX_KERNEL_FRAMES, &n);
+		if (res == KPROF_TRACE_CACHEABLE)
+			kprof_ktrace_add(sc, regs, n, gen);
+		if (res != KPROF_TRACE_NONE)
+			return n;
+	}
 	n = kprof_stack_trace_save(sc->raw, ARRAY_SIZE(sc->raw));
 	return kprof_trim_kernel(sc->raw, n,
 				 regs ? instruction_pointer(regs) : 0, sc->ips);

@@ -9,7 +9,9 @@
 #include <poll.h>
 #include <stddef.h>
 #include <linux/magic.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -461,6 +463,138 @@ TEST_F(tcp, stack_starts_in_probed_function)
 		stacks++;
 	}
 	EXPECT_LE(1, stacks);
+	server_stop(&srv);
+}
+
+/* Receive one REQ_LEN response with system call @how (see below). */
+static int recv_via(int fd, char *buf, unsigned int how)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = REQ_LEN };
+	struct mmsghdr mm = { .msg_hdr = { .msg_iov = &iov,
+					   .msg_iovlen = 1 } };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	switch (how) {
+	case 0:
+		n = recv(fd, buf, REQ_LEN, MSG_WAITALL);
+		break;
+	case 1:
+		n = read(fd, buf, REQ_LEN);
+		break;
+	case 2:
+		n = recvmsg(fd, &mh, MSG_WAITALL);
+		break;
+	case 3:
+		n = readv(fd, &iov, 1);
+		break;
+	default:
+		n = recvmmsg(fd, &mm, 1, MSG_WAITALL, NULL) == 1 ?
+		    (ssize_t)mm.msg_len : -1;
+		break;
+	}
+	/* the rest, if any, through the test's usual receive */
+	if (n <= 0 || n > REQ_LEN)
+		return -1;
+	return n < REQ_LEN ? read_full(fd, buf + n, REQ_LEN - n) : 0;
+}
+
+/*
+ * The same probed function reached through five system calls, in an
+ * irregular order, on one CPU (so through one CPU's cache of kernel
+ * traces, which holds fewer): every request's kernel stack names the
+ * system call it really came through, as often as the client made it.
+ * A cached trace handed out for the wrong path shows as a wrong count.
+ */
+TEST_F(tcp, kernel_stack_names_each_requests_syscall)
+{
+	/*
+	 * Frames only one of the paths has, on any kernel here: the
+	 * __x64_sys_ wrappers of the older ones tail-call (no frame).
+	 */
+	static const char * const sys[5][3] = {
+		{ "recv", "__sys_recvfrom+", "__x64_sys_recvfrom+" },
+		{ "read", "ksys_read+", "__x64_sys_read+" },
+		{ "recvmsg", "__sys_recvmsg+", "__x64_sys_recvmsg+" },
+		{ "readv", "do_readv+", "__x64_sys_readv+" },
+		{ "recvmmsg", "do_recvmmsg+", "__x64_sys_recvmmsg+" },
+	};
+	static const unsigned int order[] = {
+		0, 1, 0, 2, 3, 0, 4, 1, 1, 0, 2, 4, 4, 3, 0, 1, 2, 0, 4, 1,
+		3, 0, 2, 1, 0, 4, 0, 1, 2, 0,
+	};
+	struct kprof_config cfg = { .threshold_ns = 0 };
+	struct server srv = { .respond = 1 };
+	uint64_t made[5] = { 0 }, seen[5] = { 0 };
+	static struct kprof_stack_query q;
+	cpu_set_t one, old;
+	struct kprof_tcp_row *r;
+	char buf[REQ_LEN];
+	unsigned int k, c, paths;
+	int fd;
+	uint32_t i;
+
+#ifndef __x86_64__
+	SKIP(return, "x86-64 system call names");
+#endif
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old), &old));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, server_start(&srv, AF_INET, 0));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	fd = client_connect(AF_INET, srv.port);
+	ASSERT_LE(0, fd);
+	for (k = 0; k < 3 * sizeof(order) / sizeof(*order); k++) {
+		c = order[k % (sizeof(order) / sizeof(*order))];
+		memset(buf, 'q', sizeof(buf));
+		ASSERT_EQ(sizeof(buf), send(fd, buf, sizeof(buf),
+					    MSG_NOSIGNAL));
+		ASSERT_EQ(0, recv_via(fd, buf, c));
+		made[c]++;
+	}
+	close(fd);
+	sched_setaffinity(0, sizeof(old), &old);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	for (i = 0; i < self->ex.hdr->nr_tcp_rows; i++) {
+		const char *s;
+
+		r = &self->ex.rows[i];
+		if (r->rport != srv.port || r->role != KPROF_ROLE_CLIENT)
+			continue;
+		ASSERT_NE(0, r->stack_id);
+		ASSERT_EQ(0, kprof_get_stack(self->fd, r->stack_id, &q));
+		ASSERT_NE(KPROF_KSYMS_MISSING, q.stack.ksyms_off);
+		paths = 0;
+		s = q.ksyms + q.stack.ksyms_off;
+		for (k = 0; k < q.stack.nr_kernel; k++) {
+			for (c = 0; c < 5; c++)
+				if (!strncmp(s, sys[c][1], strlen(sys[c][1])) ||
+				    !strncmp(s, sys[c][2], strlen(sys[c][2])))
+					paths |= 1U << c;
+			s += strlen(s) + 1;
+		}
+		for (c = 0; c < 5; c++)
+			if (paths == 1U << c)
+				seen[c] += r->count;
+		EXPECT_EQ(1, __builtin_popcount(paths)) {
+			s = q.ksyms + q.stack.ksyms_off;
+			for (k = 0; k < q.stack.nr_kernel; k++) {
+				TH_LOG("stack %u frame %u: %s", q.id, k, s);
+				s += strlen(s) + 1;
+			}
+		}
+	}
+	for (c = 0; c < 5; c++) {
+		unsigned long long m = made[c], n = seen[c];
+		const char *name = sys[c][0];
+
+		EXPECT_EQ(m, n) {
+			TH_LOG("%s: %llu requests, %llu stacks", name, m, n);
+		}
+	}
 	server_stop(&srv);
 }
 

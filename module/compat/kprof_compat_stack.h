@@ -39,12 +39,25 @@ static inline unsigned int kprof_stack_trace_save(unsigned long *store,
  * context's registers) and walks out from there, as perf does for a
  * sample or a kprobe event: the probe or interrupt machinery above @regs
  * is never unwound.  x86 exports its unwinder (v4.9+); with ORC the trace
- * goes into @store and this returns true with its length in *@nr.
- * Elsewhere it returns false and the caller traces from where it runs
- * and cuts the frames above the one at @regs' instruction pointer.  The
- * frame-pointer unwinder is left out on purpose: started at a probe on a
- * function's entry, before the function has pushed its frame, it would
- * skip the caller.
+ * goes into @store, its length into *@nr, and the result is not
+ * KPROF_TRACE_NONE.  Elsewhere it is, and the caller traces from where
+ * it runs and cuts the frames above the one at @regs' instruction
+ * pointer.  The frame-pointer unwinder is left out on purpose: started at
+ * a probe on a function's entry, before the function has pushed its
+ * frame, it would skip the caller.
+ *
+ * For kprof_stack.c's cache of kernel traces, @slot[k] is the stack slot
+ * that frame k >= 1 was read from, and the result is
+ * KPROF_TRACE_CACHEABLE when the trace is one a cache may hand out again
+ * by re-reading those slots: @regs->sp on current's task stack; every
+ * frame after the first a plain call frame (no pt_regs, no unwinder
+ * error or guess) whose slot, on current's task stack between
+ * @regs->sp and the registers current entered the kernel with, holds
+ * the very address exported (nothing recovered from the function graph
+ * tracer's, a kretprobe's or rethook's shadow stack); and the trace ends
+ * at those registers, in user mode, before @size frames.  The
+ * unwind_state fields read (sp, ip, regs, error) are the same from
+ * v4.14's ORC to v7.2.
  *
  * A kernel configuration test, not a version one.  ORC came with upstream
  * commit ee9f8fce9964 ("x86/unwind: Add the ORC unwinder"), v4.14, whose
@@ -52,17 +65,29 @@ static inline unsigned int kprof_stack_trace_save(unsigned long *store,
  * config options to 'CONFIG_UNWINDER_*'"), v4.15, renamed: a 4.14 kernel
  * with ORC (CONFIG_ORC_UNWINDER) takes the fallback.
  */
+enum kprof_trace_result {
+	KPROF_TRACE_NONE,
+	KPROF_TRACE_OK,
+	KPROF_TRACE_CACHEABLE,
+};
+
 #if defined(CONFIG_X86) && defined(CONFIG_UNWINDER_ORC)
 #include <asm/unwind.h>
+#include <linux/sched/task_stack.h>
 
-static inline bool kprof_stack_trace_regs(struct pt_regs *regs,
-					  unsigned long *store,
-					  unsigned int size, unsigned int *nr)
+static inline enum kprof_trace_result
+kprof_stack_trace_regs(struct pt_regs *regs, unsigned long *store,
+		       unsigned long *slot, unsigned int size,
+		       unsigned int *nr)
 {
+	unsigned long sp = regs->sp, top, addr, p;
 	struct unwind_state state;
-	unsigned long addr;
 	unsigned int n = 0;
+	bool cache;
 
+	top = (unsigned long)task_pt_regs(current);
+	cache = sp - (unsigned long)task_stack_page(current) <
+		top - (unsigned long)task_stack_page(current);
 	if (size)
 		store[n++] = regs->ip;
 	for (unwind_start(&state, current, regs, NULL);
@@ -70,17 +95,26 @@ static inline bool kprof_stack_trace_regs(struct pt_regs *regs,
 		addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
+		p = state.sp - sizeof(long);
+		cache = cache && !state.regs && !state.error &&
+			p - sp < top - sp &&
+			READ_ONCE_NOCHECK(*(unsigned long *)p) == addr;
+		slot[n] = p;
 		store[n++] = addr;
 	}
 	*nr = n;
-	return true;
+	if (cache && n >= 2 && n < size && !state.error &&
+	    state.regs == (struct pt_regs *)top && user_mode(state.regs))
+		return KPROF_TRACE_CACHEABLE;
+	return KPROF_TRACE_OK;
 }
 #else
-static inline bool kprof_stack_trace_regs(struct pt_regs *regs,
-					  unsigned long *store,
-					  unsigned int size, unsigned int *nr)
+static inline enum kprof_trace_result
+kprof_stack_trace_regs(struct pt_regs *regs, unsigned long *store,
+		       unsigned long *slot, unsigned int size,
+		       unsigned int *nr)
 {
-	return false;
+	return KPROF_TRACE_NONE;
 }
 #endif
 
