@@ -56,10 +56,12 @@
 
 /*
  * The cache of kernel traces (kprof_ktrace_find()): a trace started at
- * @ip whose last frame's return address sits @top_off bytes below the
- * registers current entered the kernel with, and frame k's (0 < k <
- * @nr - 1) @off[k] bytes above the starting stack pointer; none more than
- * @reach bytes above it.  Recorded under module generation @gen.
+ * @ip, frame k's (0 < k < @nr) return address @off[k] bytes above the
+ * starting stack pointer, none more than @reach bytes above it, recorded
+ * under module generation @gen.  A trace of a system call (@depth 0)
+ * holds its last frame's at @top_off bytes below the registers current
+ * entered the kernel with instead; any other trace holds only where its
+ * starting stack pointer was @depth bytes below them.
  */
 #define KPROF_KTRACE_WAYS	4
 
@@ -68,6 +70,7 @@ struct kprof_ktrace {
 	unsigned int gen;
 	u16 nr;
 	u16 top_off;
+	u16 depth;
 	u16 reach;
 	u16 off[KPROF_MAX_KERNEL_FRAMES];
 	unsigned long ips[KPROF_MAX_KERNEL_FRAMES];
@@ -132,6 +135,9 @@ static struct notifier_block kprof_ktrace_nb = {
 
 static bool kprof_ktrace_registered;
 
+/* kprof_stack_syscall_return() at load: see kprof_ktrace_find() */
+static unsigned long kprof_ktrace_syscall_ret __read_mostly;
+
 static struct kprof_stack_entry *kprof_stacks;
 static atomic_t kprof_stacks_nr = ATOMIC_INIT(0);
 static u32 kprof_stack_resets;
@@ -148,7 +154,8 @@ int kprof_stacks_init(void)
 	int err;
 
 	/* struct kprof_ktrace keeps offsets in the task stack in a u16 */
-	BUILD_BUG_ON(THREAD_SIZE > U16_MAX);
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_UNWINDER_ORC) && THREAD_SIZE > U16_MAX);
+	kprof_ktrace_syscall_ret = kprof_stack_syscall_return();
 	kprof_stack_seed = get_random_u64();
 	kprof_scratch = alloc_percpu(struct kprof_stack_pcpu);
 	kprof_stacks = vzalloc(array_size(kprof_stacks_max,
@@ -403,22 +410,32 @@ static u32 kprof_stack_hash(const unsigned long *ips, unsigned int n,
  * about 300 instructions a frame, and a probe sees the same few code
  * paths over and over.  A trace from @regs is the same as a cached one
  * when it starts at the same instruction and every return address the
- * cached trace read is still in its slot: frames below the system call's
- * C entry at the same offsets above @regs->sp, the entry's own at the
- * same place below the registers the task entered the kernel with (the
- * random offset the entry adds to the stack, RANDOMIZE_KSTACK_OFFSET,
- * lies between the two).  By induction from the first frame, each
- * function's frame size follows from its return address, so the same
- * addresses in the same slots are the same walk; the unwinder gets no
- * other say, because only traces of plain call frames on the task stack
- * that end at the user registers are recorded
+ * cached trace read is still in its slot.  By induction from the first
+ * frame, each function's frame size follows from its return address, so
+ * the same addresses in the same slots are the same walk; the unwinder
+ * gets no other say, because only traces of plain call frames on the
+ * task stack that end at the user registers are recorded
  * (kprof_stack_trace_regs()), and a module load or unload (new text,
- * new ORC data) retires them all.  Not covered: a function that aligns
- * its stack beyond 8 bytes (its frame size then also depends on the
- * alignment of the stack pointer it was called with), whose alignment
- * padding still holds the return address that sat there in the cached
- * trace.  The trace handed out is then the previous one of that path;
- * it holds kernel text addresses only, never data.
+ * new ORC data) retires them all.
+ *
+ * The slots are where they were relative to @regs->sp, except one: a
+ * system call's entry adds a random offset to the stack below its own
+ * frame (RANDOMIZE_KSTACK_OFFSET), so the entry's return address is
+ * found relative to the registers the task entered with.  That is sound
+ * only for an entry that cannot nest: an exception taken in the kernel
+ * during the return to user mode of the same exception runs the same
+ * frames again, lower on the stack.  So the last frame is taken relative
+ * to the top only when it is the system call entry's return address
+ * (kprof_ktrace_syscall_ret, learnt at load); any other trace is used
+ * only at the depth it was recorded at, where a nested run cannot be.
+ *
+ * Not covered: a function that aligns its stack beyond 8 bytes (its frame
+ * size then also depends on the alignment of the stack pointer it was
+ * called with), whose alignment padding still holds the return address
+ * that sat there in the cached trace, and a frame in an ftrace
+ * trampoline freed and reused by another ftrace_ops since.  The trace
+ * handed out is then the previous one of that path; it holds kernel text
+ * addresses only, never data.
  *
  * Per CPU and context level, in the level's scratch buffer (only its
  * owner touches it); a few ways, the oldest replaced.
@@ -430,22 +447,30 @@ static unsigned int kprof_ktrace_find(struct kprof_stack_scratch *sc,
 	unsigned long sp = regs->sp, top = (unsigned long)task_pt_regs(current);
 	unsigned long base = (unsigned long)task_stack_page(current);
 	const struct kprof_ktrace *t;
-	unsigned int w, k;
+	unsigned int w, k, end;
 
 	if (sp - base >= top - base)
 		return 0;
 	for (w = 0; w < KPROF_KTRACE_WAYS; w++) {
 		t = &sc->ktrace[w];
 		if (t->ip != regs->ip || t->gen != gen || !t->nr ||
-		    t->reach > top - sp ||
-		    READ_ONCE_NOCHECK(*(unsigned long *)(top - t->top_off)) !=
-		    t->ips[t->nr - 1])
+		    t->reach > top - sp)
 			continue;
-		for (k = 1; k < t->nr - 1; k++)
+		if (t->depth) {
+			if (t->depth != top - sp)
+				continue;
+			end = t->nr;
+		} else {
+			if (READ_ONCE_NOCHECK(*(unsigned long *)(top - t->top_off)) !=
+			    t->ips[t->nr - 1])
+				continue;
+			end = t->nr - 1;
+		}
+		for (k = 1; k < end; k++)
 			if (READ_ONCE_NOCHECK(*(unsigned long *)(sp + t->off[k])) !=
 			    t->ips[k])
 				break;
-		if (k < t->nr - 1)
+		if (k < end)
 			continue;
 		memcpy(sc->ips, t->ips, t->nr * sizeof(*t->ips));
 		return t->nr;
@@ -461,13 +486,19 @@ static void kprof_ktrace_add(struct kprof_stack_scratch *sc,
 	struct kprof_ktrace *t = &sc->ktrace[sc->ktrace_next++ %
 					     KPROF_KTRACE_WAYS];
 	unsigned long top = (unsigned long)task_pt_regs(current);
-	unsigned int k, reach = 0;
+	unsigned int k, end = nr, reach = 0;
 
-	for (k = 1; k < nr - 1; k++) {
+	t->depth = top - regs->sp;
+	if (kprof_ktrace_syscall_ret &&
+	    sc->ips[nr - 1] == kprof_ktrace_syscall_ret) {
+		t->depth = 0;
+		t->top_off = top - sc->slot[nr - 1];
+		end = nr - 1;
+	}
+	for (k = 1; k < end; k++) {
 		t->off[k] = sc->slot[k] - regs->sp;
 		reach = max(reach, t->off[k] + (unsigned int)sizeof(long));
 	}
-	t->top_off = top - sc->slot[nr - 1];
 	t->reach = reach;
 	memcpy(t->ips, sc->ips, nr * sizeof(*t->ips));
 	t->ip = regs->ip;

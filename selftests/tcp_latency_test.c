@@ -503,7 +503,8 @@ static int recv_via(int fd, char *buf, unsigned int how)
  * The same probed function reached through five system calls, in an
  * irregular order, on one CPU (so through one CPU's cache of kernel
  * traces, which holds fewer): every request's kernel stack names the
- * system call it really came through, as often as the client made it.
+ * system call it really came through, as often as the client made it
+ * (less any request whose stack was dropped or shed, which is counted).
  * A cached trace handed out for the wrong path shows as a wrong count.
  */
 TEST_F(tcp, kernel_stack_names_each_requests_syscall)
@@ -531,6 +532,7 @@ TEST_F(tcp, kernel_stack_names_each_requests_syscall)
 	cpu_set_t one, old;
 	struct kprof_tcp_row *r;
 	char buf[REQ_LEN];
+	unsigned long long total = 0, stacked = 0, unstacked = 0;
 	unsigned int k, c, m, paths;
 	int fd;
 	uint32_t i;
@@ -565,7 +567,11 @@ TEST_F(tcp, kernel_stack_names_each_requests_syscall)
 		r = &self->ex.rows[i];
 		if (r->rport != srv.port || r->role != KPROF_ROLE_CLIENT)
 			continue;
-		ASSERT_NE(0, r->stack_id);
+		if (!r->stack_id) {
+			/* dropped or shed by the overhead guard */
+			unstacked += r->count;
+			continue;
+		}
 		ASSERT_EQ(0, kprof_get_stack(self->fd, r->stack_id, &q));
 		ASSERT_NE(KPROF_KSYMS_MISSING, q.stack.ksyms_off);
 		paths = 0;
@@ -589,14 +595,21 @@ TEST_F(tcp, kernel_stack_names_each_requests_syscall)
 			}
 		}
 	}
+	/* exact, less the requests that went without a stack */
 	for (c = 0; c < 5; c++) {
 		unsigned long long m = made[c], n = seen[c];
 		const char *name = sys[c][0];
 
-		EXPECT_EQ(m, n) {
+		EXPECT_LE(n, m) {
 			TH_LOG("%s: %llu requests, %llu stacks", name, m, n);
 		}
+		total += m;
+		stacked += n;
 	}
+	EXPECT_EQ(total, stacked + unstacked);
+	if (unstacked)
+		TH_LOG("%llu of %llu requests without a stack", unstacked,
+		       total);
 	server_stop(&srv);
 }
 

@@ -108,7 +108,39 @@ kprof_stack_trace_regs(struct pt_regs *regs, unsigned long *store,
 		return KPROF_TRACE_CACHEABLE;
 	return KPROF_TRACE_OK;
 }
+
+/*
+ * The return address at the outermost kernel frame of a system call from
+ * user mode, or 0: the caller runs in one (module init, in finit_module()
+ * or init_module()), and on x86-64 every system call through the same
+ * entry leaves the same return address there.  An entry that only user
+ * mode can take never nests on a task's stack, unlike an exception's.
+ */
+static inline unsigned long kprof_stack_syscall_return(void)
+{
+	unsigned long top = (unsigned long)task_pt_regs(current), last = 0;
+	unsigned long addr;
+	struct unwind_state state;
+	unsigned int n = 0;
+
+	for (unwind_start(&state, current, NULL, NULL);
+	     !unwind_done(&state) && n < 64; unwind_next_frame(&state), n++) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		last = addr;
+	}
+	if (!state.error && state.regs == (struct pt_regs *)top &&
+	    user_mode(state.regs))
+		return last;
+	return 0;
+}
 #else
+static inline unsigned long kprof_stack_syscall_return(void)
+{
+	return 0;
+}
+
 static inline enum kprof_trace_result
 kprof_stack_trace_regs(struct pt_regs *regs, unsigned long *store,
 		       unsigned long *slot, unsigned int size,
