@@ -29,6 +29,7 @@
 
 #include "kprof_agg.h"
 #include "kprof_config.h"
+#define KPROF_ROW_INLINE	__always_inline
 #include "kprof_row.h"
 #include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
@@ -71,13 +72,48 @@ void notrace kprof_agg_count(enum kprof_counter c)
 static u32 kprof_row_seed[KPROF_ROW_SEEDS] __ro_after_init;
 
 /* @key's row of kprof_tcp_cpu_rows (kprof_row.h): scaled, not divided. */
-static u32 kprof_tcp_row(const struct kprof_tcp_key *key)
+static __always_inline u32 kprof_tcp_row(const struct kprof_tcp_key *key)
 {
 	return reciprocal_scale(kprof_row_hash(kprof_row_seed, key->stack_id,
 					       key->family, key->rport,
 					       key->raddr, key->role,
 					       key->views),
 				kprof_tcp_cpu_rows);
+}
+
+/*
+ * The slot of @key's row in @iv, added if need be, or U32_MAX when its
+ * probe sequence is full (counted).  @hint as for kprof_agg_tcp_add().
+ * Inlined: it is most of a request's accounting.
+ */
+static __always_inline u32 kprof_tcp_slot_of(struct kprof_interval *iv,
+					     const struct kprof_tcp_key *key,
+					     u32 hint)
+{
+	struct kprof_tcp_slot *s;
+	u32 slot, i;
+
+	if (hint < kprof_tcp_cpu_rows) {
+		s = &iv->rows[hint];
+		if (s->key.family && !memcmp(&s->key, key, sizeof(*key)))
+			return hint;
+	}
+	slot = kprof_tcp_row(key);
+	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_tcp_cpu_rows; i++) {
+		s = &iv->rows[slot];
+		if (!s->key.family) {
+			s->key = *key;
+			s->min_ns = U64_MAX;
+			iv->used[iv->nr_used++] = slot;
+			return slot;
+		}
+		if (!memcmp(&s->key, key, sizeof(*key)))
+			return slot;
+		if (++slot == kprof_tcp_cpu_rows)
+			slot = 0;
+	}
+	iv->counters[KPROF_CNT_DROPS_ROWS]++;
+	return U32_MAX;
 }
 
 /*
@@ -88,38 +124,22 @@ static u32 kprof_tcp_row(const struct kprof_tcp_key *key)
  * so if that slot holds @key here it is @key's row, and the hash and the
  * probing are skipped: a connection's requests mostly keep the same key
  * (not when a stack or the views differ; the hint then misses).
+ * @after_retransmit: a segment of the socket was retransmitted while the
+ * request was in flight.
  * Returns the row's slot, the next call's hint, or U32_MAX for none.
  */
 u32 notrace kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns,
-			      u32 hint)
+			      u32 hint, bool after_retransmit)
 {
 	struct kprof_interval *iv = kprof_cur_interval();
+	u32 slot = kprof_tcp_slot_of(iv, key, hint);
 	struct kprof_tcp_slot *s;
-	u32 slot, i;
 
-	if (hint < kprof_tcp_cpu_rows) {
-		slot = hint;
-		s = &iv->rows[slot];
-		if (s->count && !memcmp(&s->key, key, sizeof(*key)))
-			goto add;
-	}
-	slot = kprof_tcp_row(key);
-	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_tcp_cpu_rows; i++) {
-		s = &iv->rows[slot];
-		if (!s->count) {
-			s->key = *key;
-			s->min_ns = U64_MAX;
-			iv->used[iv->nr_used++] = slot;
-			goto add;
-		}
-		if (!memcmp(&s->key, key, sizeof(*key)))
-			goto add;
-		if (++slot == kprof_tcp_cpu_rows)
-			slot = 0;
-	}
-	iv->counters[KPROF_CNT_DROPS_ROWS]++;
-	return U32_MAX;
-add:
+	if (slot == U32_MAX)
+		return U32_MAX;
+	s = &iv->rows[slot];
+	if (unlikely(after_retransmit))
+		s->health[KPROF_HEALTH_AFTER_RETRANSMIT]++;
 	s->count++;
 	s->sum_ns += lat_ns;
 	if (lat_ns < s->min_ns)
@@ -128,6 +148,22 @@ add:
 		s->max_ns = lat_ns;
 	s->hist[kprof_hist_bucket(lat_ns)]++;
 	iv->counters[KPROF_CNT_REQUESTS]++;
+	return slot;
+}
+
+/*
+ * Count @n events @what of @key's endpoint in this CPU's open interval,
+ * from TCP's handlers (which never nest on a CPU).  @hint and the return
+ * as for kprof_agg_tcp_add().
+ */
+u32 notrace kprof_agg_tcp_health(const struct kprof_tcp_key *key,
+				 enum kprof_health what, u32 n, u32 hint)
+{
+	struct kprof_interval *iv = kprof_cur_interval();
+	u32 slot = kprof_tcp_slot_of(iv, key, hint);
+
+	if (slot != U32_MAX)
+		iv->rows[slot].health[what] += n;
 	return slot;
 }
 
@@ -197,9 +233,10 @@ static void kprof_slot_clear(struct kprof_tcp_slot *s)
 	unsigned int lo = kprof_hist_bucket(s->min_ns);
 	unsigned int hi = kprof_hist_bucket(s->max_ns);
 
-	if (lo <= hi)	/* always, for a slot that counted a request */
+	/* a slot of health counts alone (count 0) has no bucket to clear */
+	if (lo <= hi)
 		memset(&s->hist[lo], 0, (hi - lo + 1) * sizeof(s->hist[0]));
-	else
+	else if (s->count)
 		memset(s->hist, 0, sizeof(s->hist));
 	memset(s, 0, offsetof(struct kprof_tcp_slot, hist));
 }

@@ -47,18 +47,33 @@ struct kprof_cpu_slot {
 	u8 views;	/* bit N - 1: the task is in view N's process, cgroup */
 };
 
+/* An endpoint's TCP health: struct kprof_tcp_row's counters, in order. */
+enum kprof_health {
+	KPROF_HEALTH_RETRANSMITS,
+	KPROF_HEALTH_RETRANSMITS_RTO,
+	KPROF_HEALTH_RESETS_SENT,
+	KPROF_HEALTH_RESETS_RECEIVED,
+	KPROF_HEALTH_AFTER_RETRANSMIT,
+	KPROF_HEALTH_NR
+};
+
+/* A slot is free while its key's family is 0 (a row may have count 0). */
 struct kprof_tcp_slot {
 	struct kprof_tcp_key key;
 	u64 count;
 	u64 sum_ns;
 	u64 min_ns;
 	u64 max_ns;
+	u64 health[KPROF_HEALTH_NR];
 	u32 hist[KPROF_HIST_BUCKETS];
 };
 
 int kprof_agg_init(void);
 void kprof_agg_exit(void);
-u32 kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns, u32 hint);
+u32 kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns, u32 hint,
+		      bool after_retransmit);
+u32 kprof_agg_tcp_health(const struct kprof_tcp_key *key,
+			 enum kprof_health what, u32 n, u32 hint);
 void kprof_agg_count(enum kprof_counter c);
 void kprof_agg_sample(const struct task_struct *t, u32 stack_id,
 		      bool stack_dropped, u8 views);

@@ -90,6 +90,10 @@ u64 kprof_ctl_features(void)
 		f |= KPROF_FEAT_CGROUP;
 	if (kprof_tcp_ftrace())
 		f |= KPROF_FEAT_TCP_FTRACE;
+	if (kprof_tcp_attach() & (KPROF_ATTACH_TP_RETRANSMIT |
+				  KPROF_ATTACH_TP_SEND_RESET |
+				  KPROF_ATTACH_TP_RECEIVE_RESET))
+		f |= KPROF_FEAT_TCP_HEALTH;
 	return f | KPROF_FEAT_GUARD;
 }
 
@@ -589,6 +593,7 @@ void kprof_ctl_stats(struct kprof_stats *st)
 	kprof_agg_totals(c, sc);
 	st->inflight = kprof_tcp_inflight();
 	st->inflight_dead = kprof_tcp_inflight_dead();
+	st->health_missed = kprof_tcp_health_missed();
 	st->requests = c[KPROF_CNT_REQUESTS];
 	st->abandoned = c[KPROF_CNT_ABANDONED];
 	st->drops_inflight = c[KPROF_CNT_DROPS_INFLIGHT];

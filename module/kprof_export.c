@@ -238,6 +238,11 @@ add:
 	kprof_tcp_touched[idx - 1] = m->seq;
 	r->count += s->count;
 	r->sum_ns += s->sum_ns;
+	r->retransmits += s->health[KPROF_HEALTH_RETRANSMITS];
+	r->retransmits_rto += s->health[KPROF_HEALTH_RETRANSMITS_RTO];
+	r->resets_sent += s->health[KPROF_HEALTH_RESETS_SENT];
+	r->resets_received += s->health[KPROF_HEALTH_RESETS_RECEIVED];
+	r->after_retransmit += s->health[KPROF_HEALTH_AFTER_RETRANSMIT];
 	r->min_ns = min(r->min_ns, s->min_ns);
 	r->max_ns = max(r->max_ns, s->max_ns);
 	/* only the buckets between the slot's min and max can be non-zero */

@@ -63,6 +63,8 @@ struct kprof_flight {
 	u32 copied_seq;		/* the socket's copied_seq at the start */
 	u8 role;		/* KPROF_ROLE_CLIENT once seen connecting */
 	u8 views;		/* the views the request passed at its start */
+	u8 tracked;		/* a request started: the socket is wanted */
+	u8 retx;		/* retransmitted while the request is in flight */
 	u32 vgen;		/* kprof_run_config.gen of that check */
 	u32 row;		/* kprof_agg_tcp_add()'s hint */
 };
@@ -78,6 +80,8 @@ static atomic_t kprof_nr_dead = ATOMIC_INIT(0);
  */
 static bool kprof_running;
 static u32 kprof_attached;
+/* the tracepoints registered while TCP tracing runs (KPROF_ATTACH_TP_*) */
+static u32 kprof_tp_armed;
 
 /* ---- the in-flight table ---- */
 
@@ -276,6 +280,8 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 		WRITE_ONCE(f->start_ns, 0);
 		WRITE_ONCE(f->copied_seq, 0);
 		WRITE_ONCE(f->role, 0);
+		WRITE_ONCE(f->tracked, 0);
+		WRITE_ONCE(f->retx, 0);
 		WRITE_ONCE(f->row, U32_MAX);
 		/* pairs with the acquires of the lookups and claimers */
 		smp_store_release(&f->sk, want);
@@ -414,8 +420,9 @@ static u8 notrace kprof_sk_views(const struct kprof_run_config *rc,
  * Not in softirq, where current is not the request's: there only the
  * start's views count.
  */
-static u8 kprof_views_at_end(const struct kprof_run_config *rc,
-			     const struct sock *sk, u8 v, u32 gen)
+static __always_inline u8
+kprof_views_at_end(const struct kprof_run_config *rc, const struct sock *sk,
+		   u8 v, u32 gen)
 {
 	u8 fresh = 0, i;
 
@@ -440,7 +447,8 @@ static siphash_key_t kprof_ep_key;
  * endpoints parameter asks for: in the prefix and hash modes the full
  * address exists only in the socket and on this stack, never in a table.
  */
-static void kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
+static __always_inline void
+kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 {
 	struct {
 		struct in6_addr a;
@@ -561,6 +569,8 @@ static void notrace kprof_tcp_send(struct sock *sk)
 	WRITE_ONCE(f->role, role);
 	WRITE_ONCE(f->views, rc->views ? kprof_sk_views(rc, sk, rc->views) : 0);
 	WRITE_ONCE(f->vgen, rc->gen);
+	WRITE_ONCE(f->tracked, 1);
+	WRITE_ONCE(f->retx, 0);
 	WRITE_ONCE(f->copied_seq, READ_ONCE(tcp_sk(sk)->copied_seq));
 	/* the start publishes the rest (cmpxchg orders fully) */
 	cmpxchg(&f->start_ns, 0, kprof_tcp_now() ?: 1);
@@ -582,7 +592,7 @@ static void notrace kprof_tcp_complete(struct sock *sk,
 	struct kprof_flight *f;
 	u64 start, now;
 	u32 vgen;
-	u8 views;
+	u8 views, retx;
 
 	f = kprof_flight_find(sk);
 	if (!f || !READ_ONCE(f->start_ns))
@@ -602,6 +612,7 @@ static void notrace kprof_tcp_complete(struct sock *sk,
 	 */
 	views = READ_ONCE(f->views);
 	vgen = READ_ONCE(f->vgen);
+	retx = READ_ONCE(f->retx);
 	start = xchg(&f->start_ns, 0);
 	if (!start)
 		return;
@@ -634,7 +645,65 @@ static void notrace kprof_tcp_complete(struct sock *sk,
 	key.role = kprof_sk_role(sk, f);
 	if (rc && rc->views)
 		key.views = kprof_views_at_end(rc, sk, views, vgen);
-	WRITE_ONCE(f->row, kprof_agg_tcp_add(&key, now, READ_ONCE(f->row)));
+	WRITE_ONCE(f->row, kprof_agg_tcp_add(&key, now, READ_ONCE(f->row),
+					     retx));
+}
+
+/*
+ * @n events @what on @sk, from a tracepoint (kprof_tcp_tp.c): counted on
+ * the row of stack 0 of its endpoint, role and views, for a socket that
+ * is tracked (it started a request that the configuration wanted) until
+ * its close.  Any context: often softirq, where current is not the
+ * socket's owner, so the views are those of its last request's start.
+ */
+static DEFINE_PER_CPU(u64, kprof_health_missed);
+
+void notrace kprof_tcp_health(const struct sock *sk, enum kprof_health what,
+			      u32 n)
+{
+	const struct kprof_run_config *rc;
+	struct kprof_tcp_key key = { 0 };
+	struct kprof_flight *f;
+	u32 vgen;
+	u8 views;
+
+	if (!kprof_tcp_on())
+		return;
+	if (!kprof_tcp_enter()) {
+		/* one instruction on x86: safe against any nesting */
+		if (what != KPROF_HEALTH_RETRANSMITS_RTO)
+			this_cpu_add(kprof_health_missed, n);
+		return;
+	}
+	f = kprof_flight_find(sk);
+	if (!f || !READ_ONCE(f->tracked))
+		goto out;
+	views = READ_ONCE(f->views);
+	vgen = READ_ONCE(f->vgen);
+	if (what == KPROF_HEALTH_RETRANSMITS && READ_ONCE(f->start_ns))
+		WRITE_ONCE(f->retx, 1);
+	/* the slot changed hands since the lookup: not this socket's */
+	if (READ_ONCE(f->sk) != (unsigned long)sk)
+		goto out;
+	kprof_sk_endpoint(sk, &key);
+	key.role = kprof_sk_role(sk, f);
+	rc = rcu_dereference_sched(kprof_cfg);
+	if (rc && rc->views)
+		key.views = kprof_views_at_end(rc, sk, views, vgen);
+	kprof_agg_tcp_health(&key, what, n, U32_MAX);
+out:
+	kprof_tcp_leave();
+}
+
+/* Since the load, all CPUs. */
+u64 kprof_tcp_health_missed(void)
+{
+	unsigned int cpu;
+	u64 n = 0;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu(kprof_health_missed, cpu));
+	return n;
 }
 
 /*
@@ -1196,6 +1265,7 @@ int kprof_tcp_start(void)
 	ret = kprof_tcp_arm();
 	if (ret)
 		return ret;
+	kprof_tp_armed = kprof_tcp_tp_arm();
 	/* the table was cleared at load or by the last stop */
 	smp_store_release(&kprof_running, true);
 	return 0;
@@ -1207,6 +1277,8 @@ void kprof_tcp_stop(void)
 		return;
 	WRITE_ONCE(kprof_running, false);
 	kprof_tcp_disarm();
+	kprof_tcp_tp_disarm(kprof_tp_armed);
+	kprof_tp_armed = 0;
 	/* nothing can see the table now: requests in flight are forgotten */
 	memset(kprof_flights, 0, array_size(kprof_inflight_max,
 					    sizeof(*kprof_flights)));
@@ -1292,6 +1364,7 @@ int kprof_tcp_init(void)
 			kprof_attached |= KPROF_ATTACH_TCP_RECVMSG_RET;
 	}
 	kprof_tcp_disarm();
+	kprof_attached |= kprof_tcp_tp_init();
 	if (!kprof_tcp_start_possible())
 		pr_warn("TCP latency unavailable on this kernel (attach 0x%x)\n",
 			kprof_attached);

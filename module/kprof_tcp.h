@@ -19,4 +19,13 @@ bool kprof_tcp_ftrace(void);
 u32 kprof_tcp_inflight(void);
 u32 kprof_tcp_inflight_dead(void);
 
+/* kprof_tcp_tp.c: the health counters' tracepoints */
+enum kprof_health;
+struct sock;
+void kprof_tcp_health(const struct sock *sk, enum kprof_health what, u32 n);
+u64 kprof_tcp_health_missed(void);
+u32 kprof_tcp_tp_init(void);
+u32 kprof_tcp_tp_arm(void);
+void kprof_tcp_tp_disarm(u32 armed);
+
 #endif /* _KPROF_TCP_H */

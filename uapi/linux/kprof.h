@@ -46,7 +46,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		3
-#define KPROF_API_MINOR		1
+#define KPROF_API_MINOR		2
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -73,6 +73,7 @@
 #define KPROF_FEAT_CGROUP	_BITULL(5)	/* kprof_config.cgroup_id (API 1.3) */
 #define KPROF_FEAT_GUARD	_BITULL(6)	/* overhead guard (API 1.4) */
 #define KPROF_FEAT_TCP_FTRACE	_BITULL(7)	/* hot TCP hooks on ftrace (API 3.1) */
+#define KPROF_FEAT_TCP_HEALTH	_BITULL(8)	/* TCP health counters (API 3.2) */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
@@ -84,6 +85,10 @@
 #define KPROF_ATTACH_TCP_CONNECT	_BITUL(6)	/* marks clients */
 #define KPROF_ATTACH_TCP_SENDPAGE	_BITUL(7)	/* before v6.5 (API 1.6) */
 #define KPROF_ATTACH_TCP_DISCONNECT	_BITUL(8)	/* API 1.7 */
+/* tracepoints, for the health counters of struct kprof_tcp_row (API 3.2) */
+#define KPROF_ATTACH_TP_RETRANSMIT	_BITUL(9)	/* tcp:tcp_retransmit_skb */
+#define KPROF_ATTACH_TP_SEND_RESET	_BITUL(10)	/* tcp:tcp_send_reset */
+#define KPROF_ATTACH_TP_RECEIVE_RESET	_BITUL(11)	/* tcp:tcp_receive_reset */
 
 /* What runs, kprof_info.running and kprof_ctl.what. */
 #define KPROF_RUN_TCP		_BITUL(0)
@@ -420,6 +425,12 @@ struct kprof_snapshot {
  *			reclaimed (a slot is reclaimed once no live slot of
  *			its probe sequence follows it)
  * @reserved2:		zero
+ * (since API 3.2)
+ * @health_missed:	TCP health events (see struct kprof_tcp_row) not
+ *			counted: they came in softirq while a TCP handler
+ *			of kprofmod ran on the same CPU, whose tables it
+ *			was writing; a row's count plus these is the
+ *			kernel's
  */
 struct kprof_stats {
 	__u32 size;
@@ -450,9 +461,10 @@ struct kprof_stats {
 	__u64 shed_requests;
 	__u32 inflight_dead;
 	__u32 reserved2;
+	__u64 health_missed;
 };
 
-/* API 1.1; 104 since 1.2; 296 since 1.4; 304 since 1.8 */
+/* API 1.1; 104 since 1.2; 296 since 1.4; 304 since 1.8; 312 since 3.2 */
 #define KPROF_STATS_SIZE_VER0	72
 
 /**
@@ -722,6 +734,20 @@ struct kprof_mmap_header {
  * @birth:	(API 2.0) number of the snapshot that created the row: a
  *		key that was evicted and came back has a new birth, and its
  *		counts start again from zero, like a counter reset
+ * Since API 3.2 (tcp_row_size at least KPROF_TCP_ROW_SIZE_VER1), the
+ * endpoint's TCP health, counted on the row of stack 0 of its (endpoint,
+ * role, views) for sockets kprofmod tracks (from their first send to
+ * their close), from the kernel's tracepoints (KPROF_ATTACH_TP_*); such a
+ * row may have @count 0, and then @min_ns is U64_MAX:
+ * @retransmits:	segments retransmitted, as the kernel counts them in
+ *			TcpRetransSegs (tcp:tcp_retransmit_skb, sent ones)
+ * @retransmits_rto:	of which in loss recovery, after a retransmission
+ *			timeout (the socket's congestion state TCP_CA_Loss)
+ * @resets_sent:	resets sent on the socket (tcp:tcp_send_reset)
+ * @resets_received:	resets received (tcp:tcp_receive_reset)
+ * @after_retransmit:	of @count, requests that completed after a
+ *			retransmission on their socket while they were in
+ *			flight
  */
 struct kprof_tcp_row {
 	__u32 stack_id;
@@ -737,7 +763,15 @@ struct kprof_tcp_row {
 	__u64 max_ns;
 	__u32 hist[KPROF_HIST_BUCKETS];
 	__u64 birth;
+	__u64 retransmits;
+	__u64 retransmits_rto;
+	__u64 resets_sent;
+	__u64 resets_received;
+	__u64 after_retransmit;
 };
+
+#define KPROF_TCP_ROW_SIZE_VER0	1224	/* API 2.0 to 3.1 */
+#define KPROF_TCP_ROW_SIZE_VER1	1264	/* API 3.2: the health counters */
 
 /**
  * struct kprof_cpu_row - CPU samples of one (stack, process)

@@ -10,13 +10,14 @@
 
 static const char *const features[] = {
 	"tcp-latency", "user-stacks", "ksyms", "cpu-sampling", "hw-cycles",
-	"cgroup", "guard", "tcp-ftrace",
+	"cgroup", "guard", "tcp-ftrace", "tcp-health",
 };
 
 static const char *const attach[] = {
 	"tcp_sendmsg", "tcp_cleanup_rbuf", "__tcp_cleanup_rbuf",
 	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
-	"tcp_sendpage", "tcp_disconnect",
+	"tcp_sendpage", "tcp_disconnect", "tcp:tcp_retransmit_skb",
+	"tcp:tcp_send_reset", "tcp:tcp_receive_reset",
 };
 
 static const char *const run[] = {

@@ -169,9 +169,10 @@ static int check_header(const struct kprof_mmap_header *h, uint64_t size,
 			   "histograms of %u buckets with %u sub-bits, this kprof knows %u with %u",
 			   h->hist_buckets, h->hist_sub_bits, KPROF_HIST_BUCKETS,
 			   KPROF_HIST_SUB_BITS);
-	if (h->tcp_row_size < sizeof(struct kprof_tcp_row))
-		return bad(err, errlen, "tcp_row_size %u is below sizeof(struct kprof_tcp_row) %zu",
-			   h->tcp_row_size, sizeof(struct kprof_tcp_row));
+	/* a module before API 3.2 has rows without the health counters */
+	if (h->tcp_row_size < KPROF_TCP_ROW_SIZE_VER0)
+		return bad(err, errlen, "tcp_row_size %u is below the %u bytes of a row",
+			   h->tcp_row_size, KPROF_TCP_ROW_SIZE_VER0);
 	if (h->stack_size < sizeof(struct kprof_stack))
 		return bad(err, errlen, "stack_size %u is below sizeof(struct kprof_stack) %zu",
 			   h->stack_size, sizeof(struct kprof_stack));
@@ -292,6 +293,7 @@ static int copy_regions(const char *buf, const struct kprof_mmap_header *h,
 			struct kp_snapshot *snap)
 {
 	uint32_t i;
+	size_t rsz;
 
 	/*
 	 * Every element is copied over below: no zeroing, which for 10k
@@ -306,10 +308,16 @@ static int copy_regions(const char *buf, const struct kprof_mmap_header *h,
 	snap->strings = malloc((size_t)h->strings_len + 1);
 	if (!snap->rows || !snap->cpu_rows || !snap->stacks || !snap->strings)
 		return -ENOMEM;
-	for (i = 0; i < h->nr_tcp_rows; i++)
+	rsz = h->tcp_row_size < sizeof(*snap->rows) ? h->tcp_row_size :
+						       sizeof(*snap->rows);
+	for (i = 0; i < h->nr_tcp_rows; i++) {
 		memcpy(&snap->rows[i],
 		       buf + h->tcp_rows_off + (uint64_t)i * h->tcp_row_size,
-		       sizeof(*snap->rows));
+		       rsz);
+		/* counters an older module does not have read as 0 */
+		memset((char *)&snap->rows[i] + rsz, 0,
+		       sizeof(*snap->rows) - rsz);
+	}
 	for (i = 0; i < h->nr_cpu_rows; i++)
 		memcpy(&snap->cpu_rows[i],
 		       buf + h->cpu_rows_off + (uint64_t)i * h->cpu_row_size,

@@ -119,6 +119,40 @@ static void test_accept_larger_records(void)
 	accept_layout(&l);
 }
 
+/*
+ * A module before API 3.2: rows without the health counters, whose bytes
+ * past the row read as 0 whatever follows it in the mapping.
+ */
+static void test_accept_rows_before_health(void)
+{
+	char err[KP_SNAP_ERR_LEN] = "";
+	struct kp_snapshot snap;
+	struct kprof_tcp_row *r;
+	struct synth s;
+	int ret;
+
+	synth_build(&s, &std_layout);
+	r = synth_row(&s, 0);
+	r->retransmits = 5;
+	r->resets_received = 6;
+	r->after_retransmit = 7;
+	s.h->tcp_row_size = KPROF_TCP_ROW_SIZE_VER0;
+	s.h->nr_tcp_rows = 1;
+	ret = kp_snapshot_copy(s.buf, s.size, &snap, err, sizeof(err));
+	EXPECT(!ret, "rejected: %s", err);
+	if (!ret) {
+		EXPECT(snap.nr_rows == 1, "nr_rows %u", snap.nr_rows);
+		EXPECT(!memcmp(&snap.rows[0], r, KPROF_TCP_ROW_SIZE_VER0),
+		       "the row's first bytes copied");
+		EXPECT(!snap.rows[0].retransmits &&
+		       !snap.rows[0].resets_received &&
+		       !snap.rows[0].after_retransmit,
+		       "health past the row reads 0");
+		kp_snapshot_free(&snap);
+	}
+	synth_free(&s);
+}
+
 static void test_accept_empty(void)
 {
 	char err[KP_SNAP_ERR_LEN] = "";
@@ -281,7 +315,7 @@ REJECT(mapping_shorter_than_claimed, -EBADMSG, s->size -= 4096)
 REJECT(hist_buckets, -EBADMSG, h->hist_buckets = KPROF_HIST_BUCKETS - 8)
 REJECT(hist_sub_bits, -EBADMSG, h->hist_sub_bits = KPROF_HIST_SUB_BITS + 1)
 REJECT(short_row_size, -EBADMSG,
-	h->tcp_row_size = sizeof(struct kprof_tcp_row) - 4)
+	h->tcp_row_size = KPROF_TCP_ROW_SIZE_VER0 - 4)
 REJECT(short_stack_size, -EBADMSG,
 	h->stack_size = sizeof(struct kprof_stack) - 8)
 REJECT(zero_row_size, -EBADMSG, h->tcp_row_size = 0)
@@ -516,6 +550,7 @@ const struct kp_test t_snapshot[] = {
 	{ "snapshot rejects: other hist_buckets", test_hist_buckets },
 	{ "snapshot rejects: other hist_sub_bits", test_hist_sub_bits },
 	{ "snapshot rejects: short tcp_row_size", test_short_row_size },
+	{ "snapshot accepts rows of API 3.1, health 0", test_accept_rows_before_health },
 	{ "snapshot rejects: short stack_size", test_short_stack_size },
 	{ "snapshot rejects: zero tcp_row_size", test_zero_row_size },
 	{ "snapshot rejects: rows offset past the end", test_rows_past_end },

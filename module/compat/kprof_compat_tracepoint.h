@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kprofmod compat: TCP's tracepoints, for the health counters. */
+#ifndef _KPROF_COMPAT_TRACEPOINT_H
+#define _KPROF_COMPAT_TRACEPOINT_H
+
+#include <linux/build_bug.h>
+#include <linux/tracepoint.h>
+#include "kprof_compat_version.h"
+
+/*
+ * tcp:tcp_retransmit_skb came with upstream commit e086101b150a ("tcp:
+ * add a tracepoint for tcp retransmission"), v4.15, and tcp:tcp_send_reset
+ * and tcp:tcp_receive_reset in the same release: a kernel without them
+ * (4.14) has no health counters.  Their probes' prototypes changed twice
+ * since, and each form is a trial compile against the kernel's own
+ * register_trace_<name>() (module/configure/tp_*.c), so a backport is
+ * seen as what it is:
+ * - tcp_send_reset gained the reset's reason (enum sk_rst_reason) with
+ *   v6.10's "rstreason" series; the reason is not used here;
+ * - tcp_retransmit_skb gained the transmit's error and, with it, fires for
+ *   attempts that sent nothing (upstream "tcp: trace retransmit failures
+ *   in tcp_retransmit_skb", 2025, between v6.12 and v7.2): only a
+ *   segment handed to the IP layer counts, as before.  The kernel's
+ *   TcpRetransSegs also counts the rare one whose local transmit failed
+ *   (e.g. a full qdisc), counted before the transmit.
+ *
+ * The tracepoints are found by name with for_each_kernel_tracepoint(): a
+ * module may not reference __tracepoint_<name> unless the kernel exports
+ * it, and only tcp_send_reset's is.  Each probe below is checked against
+ * its register_trace_<name>() at build time.
+ */
+/*
+ * Each tracepoint whose probe matches none of the known forms (a future
+ * change) is left out at build time: its counter stays 0, as on a kernel
+ * without it.
+ */
+#define KPROF_HAVE_TP_RETRANSMIT_ANY \
+	(KPROF_HAVE_TP_RETRANSMIT || KPROF_HAVE_TP_RETRANSMIT_ERR)
+#define KPROF_HAVE_TP_SEND_RESET_ANY \
+	(KPROF_HAVE_TP_SEND_RESET || KPROF_HAVE_TP_SEND_RESET_REASON)
+#define KPROF_HAVE_TCP_TRACEPOINTS \
+	(KPROF_HAVE_TP_RETRANSMIT_ANY || KPROF_HAVE_TP_SEND_RESET_ANY || \
+	 KPROF_HAVE_TP_RECEIVE_RESET)
+
+#if KPROF_HAVE_TCP_TRACEPOINTS
+#include <trace/events/tcp.h>
+#endif
+
+#if KPROF_HAVE_TP_RETRANSMIT_ERR
+#define KPROF_TP_RETRANSMIT_PROTO \
+	void *data, const struct sock *sk, const struct sk_buff *skb, int err
+#define KPROF_TP_RETRANSMIT_SENT	(!err)
+#else
+#define KPROF_TP_RETRANSMIT_PROTO \
+	void *data, const struct sock *sk, const struct sk_buff *skb
+#define KPROF_TP_RETRANSMIT_SENT	true
+#endif
+
+#if KPROF_HAVE_TP_SEND_RESET_REASON
+#define KPROF_TP_SEND_RESET_PROTO \
+	void *data, const struct sock *sk, const struct sk_buff *skb, \
+	const enum sk_rst_reason reason
+#else
+#define KPROF_TP_SEND_RESET_PROTO \
+	void *data, const struct sock *sk, const struct sk_buff *skb
+#endif
+
+#define KPROF_TP_RECEIVE_RESET_PROTO	void *data, struct sock *sk
+
+/* In @probe: @probe is what register_trace_@name() takes, or no build. */
+#define KPROF_TP_CHECK(name, probe)					\
+	BUILD_BUG_ON(!__builtin_types_compatible_p(			\
+		typeof(register_trace_##name),				\
+		int (typeof(probe) *, void *)))
+
+#endif /* _KPROF_COMPAT_TRACEPOINT_H */

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP health from the kernel's tracepoints: retransmitted segments and
+ * resets, per endpoint, beside the latency rows (kprof_tcp_health()).
+ *
+ * The probes are registered when TCP tracing starts and unregistered
+ * when it stops, as the kprobes are: nothing of kprofmod is on the
+ * tracepoints while it is stopped, and other tools' probes on the same
+ * tracepoints run as before (a tracepoint calls every probe).  A probe
+ * runs with preemption off, in any context (the retransmit timer's
+ * softirq, a receive, a system call); it reads only the socket's
+ * addresses and state and the segment count of the retransmitted skb's
+ * control block, never its data.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define KPROF_UNIT KPROF_UNIT_TCP
+
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <net/inet_connection_sock.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "kprof_agg.h"
+#include "kprof_tcp.h"
+#include "compat/kprof_compat_tracepoint.h"
+
+#if KPROF_HAVE_TCP_TRACEPOINTS
+
+#if KPROF_HAVE_TP_RETRANSMIT_ANY
+/*
+ * The socket is its owner's or its softirq's here (the retransmit paths
+ * hold it), so its congestion state is stable: TCP_CA_Loss is the state a
+ * retransmission timeout enters (tcp_enter_loss()), and every segment
+ * retransmitted in it is recovery from that timeout, not fast recovery.
+ */
+static void notrace kprof_tp_retransmit(KPROF_TP_RETRANSMIT_PROTO)
+{
+	KPROF_TP_CHECK(tcp_retransmit_skb, kprof_tp_retransmit);
+	if (!KPROF_TP_RETRANSMIT_SENT)
+		return;
+	kprof_tcp_health(sk, KPROF_HEALTH_RETRANSMITS, tcp_skb_pcount(skb));
+	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss)
+		kprof_tcp_health(sk, KPROF_HEALTH_RETRANSMITS_RTO,
+				 tcp_skb_pcount(skb));
+}
+#endif
+
+#if KPROF_HAVE_TP_SEND_RESET_ANY
+/* A reset answering a segment may have no socket, or a time-wait one. */
+static void notrace kprof_tp_send_reset(KPROF_TP_SEND_RESET_PROTO)
+{
+	KPROF_TP_CHECK(tcp_send_reset, kprof_tp_send_reset);
+	if (sk && sk_fullsock(sk))
+		kprof_tcp_health(sk, KPROF_HEALTH_RESETS_SENT, 1);
+}
+#endif
+
+#if KPROF_HAVE_TP_RECEIVE_RESET
+static void notrace kprof_tp_receive_reset(KPROF_TP_RECEIVE_RESET_PROTO)
+{
+	KPROF_TP_CHECK(tcp_receive_reset, kprof_tp_receive_reset);
+	kprof_tcp_health(sk, KPROF_HEALTH_RESETS_RECEIVED, 1);
+}
+#endif
+
+static struct kprof_tp {
+	const char *name;
+	void *probe;
+	u32 bit;
+	struct tracepoint *tp;
+} kprof_tps[] = {
+#if KPROF_HAVE_TP_RETRANSMIT_ANY
+	{ "tcp_retransmit_skb", kprof_tp_retransmit,
+	  KPROF_ATTACH_TP_RETRANSMIT },
+#endif
+#if KPROF_HAVE_TP_SEND_RESET_ANY
+	{ "tcp_send_reset", kprof_tp_send_reset, KPROF_ATTACH_TP_SEND_RESET },
+#endif
+#if KPROF_HAVE_TP_RECEIVE_RESET
+	{ "tcp_receive_reset", kprof_tp_receive_reset,
+	  KPROF_ATTACH_TP_RECEIVE_RESET },
+#endif
+};
+
+static void kprof_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++)
+		if (!strcmp(tp->name, kprof_tps[i].name))
+			kprof_tps[i].tp = tp;
+}
+
+/* Which tracepoints this kernel has: KPROF_ATTACH_TP_* bits. */
+u32 kprof_tcp_tp_init(void)
+{
+	unsigned int i;
+	u32 bits = 0;
+
+	for_each_kernel_tracepoint(kprof_tp_lookup, NULL);
+	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++) {
+		if (kprof_tps[i].tp)
+			bits |= kprof_tps[i].bit;
+		else
+			pr_info("no tracepoint tcp:%s: its health counter stays 0\n",
+				kprof_tps[i].name);
+	}
+	return bits;
+}
+
+/*
+ * Unregister what kprof_tcp_tp_arm() registered and wait until no probe
+ * of ours runs.  Process context.
+ */
+void kprof_tcp_tp_disarm(u32 armed)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++)
+		if ((armed & kprof_tps[i].bit) &&
+		    tracepoint_probe_unregister(kprof_tps[i].tp,
+						kprof_tps[i].probe, NULL))
+			pr_warn("cannot unregister from tcp:%s\n",
+				kprof_tps[i].name);
+	if (armed)
+		tracepoint_synchronize_unregister();
+}
+
+/* Register the probes of the tracepoints found; the ones registered. */
+u32 kprof_tcp_tp_arm(void)
+{
+	unsigned int i;
+	u32 armed = 0;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++) {
+		if (!kprof_tps[i].tp)
+			continue;
+		ret = tracepoint_probe_register(kprof_tps[i].tp,
+						kprof_tps[i].probe, NULL);
+		if (ret) {
+			pr_warn_ratelimited("cannot register on tcp:%s (%d)\n",
+					    kprof_tps[i].name, ret);
+			continue;
+		}
+		armed |= kprof_tps[i].bit;
+	}
+	return armed;
+}
+
+#else /* !KPROF_HAVE_TCP_TRACEPOINTS */
+
+u32 kprof_tcp_tp_init(void)
+{
+	pr_info("no TCP tracepoints on this kernel: no health counters\n");
+	return 0;
+}
+
+u32 kprof_tcp_tp_arm(void)
+{
+	return 0;
+}
+
+void kprof_tcp_tp_disarm(u32 armed)
+{
+}
+
+#endif

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP health per endpoint (API 3.2): retransmitted segments against the
+ * kernel's own TcpRetransSegs, over a veth pair into a network namespace
+ * with netem dropping 5% of the packets each way; resets received on a
+ * client whose server closes with SO_LINGER 0; a clean endpoint at zero.
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/sockios.h>
+
+#include "kselftest_harness.h"
+#include "tcp_test.h"
+
+#define NS	"kprofhealth"
+#define ADDR_C	"10.211.0.1"	/* the client, in the test's namespace */
+#define ADDR_S	"10.211.0.2"	/* the server, in NS */
+#define BULK	(16 * 1024)	/* a request */
+#define NREQ	60
+
+/* Tcp RetransSegs of the current network namespace, or -1. */
+static long long retrans_segs(void)
+{
+	char line[2048], hdr[2048] = "";
+	long long v = -1;
+	FILE *f = fopen("/proc/self/net/snmp", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *h, *l, *hs, *ls, *ht, *lt;
+
+		if (strncmp(line, "Tcp:", 4))
+			continue;
+		if (!hdr[0]) {
+			snprintf(hdr, sizeof(hdr), "%s", line);
+			continue;
+		}
+		for (h = strtok_r(hdr, " \n", &hs), l = strtok_r(line, " \n", &ls);
+		     h && l; h = strtok_r(NULL, " \n", &hs),
+		     l = strtok_r(NULL, " \n", &ls)) {
+			ht = h;
+			lt = l;
+			if (!strcmp(ht, "RetransSegs"))
+				v = atoll(lt);
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+static int sh(const char *cmd)
+{
+	int ret = system(cmd);
+
+	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
+}
+
+static void net_down(void)
+{
+	sh("ip link del kph0 >/dev/null 2>&1; ip netns del " NS
+	   " >/dev/null 2>&1");
+}
+
+static int net_up(void)
+{
+	net_down();
+	return sh("ip netns add " NS " && "
+		  "ip link add kph0 type veth peer name kph1 netns " NS " && "
+		  "ip addr add " ADDR_C "/24 dev kph0 && ip link set kph0 up && "
+		  "ip -n " NS " addr add " ADDR_S "/24 dev kph1 && "
+		  "ip -n " NS " link set kph1 up && "
+		  "ip -n " NS " link set lo up");
+}
+
+static int loss(int on)
+{
+	if (on)
+		return sh("tc qdisc add dev kph0 root netem loss 5% && "
+			  "ip netns exec " NS
+			  " tc qdisc add dev kph1 root netem loss 5%");
+	return sh("tc qdisc del dev kph0 root; ip netns exec " NS
+		  " tc qdisc del dev kph1 root");
+}
+
+/* Wait until everything @fd sent is acknowledged. */
+static int drained(int fd)
+{
+	int i, q = 1;
+
+	for (i = 0; i < 30000 && q; i++) {
+		if (ioctl(fd, SIOCOUTQ, &q))
+			return -1;
+		if (q)
+			usleep(1000);
+	}
+	return q ? -1 : 0;
+}
+
+struct sums {
+	uint64_t count, retx, rto, rst_sent, rst_recv, after;
+};
+
+/* The cumulative rows of (@raddr, @rport, @role) in the module's mapping. */
+static void sum_rows(struct export *e, const char *raddr, uint16_t rport,
+		     int role, struct sums *s)
+{
+	const struct kprof_mmap_header *h = e->cur;
+	struct in_addr a;
+	uint32_t i;
+
+	inet_pton(AF_INET, raddr, &a);
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < h->nr_tcp_rows; i++) {
+		const struct kprof_tcp_row *r = (const void *)((char *)e->cur +
+			h->tcp_rows_off + (size_t)i * h->tcp_row_size);
+
+		if (r->family != AF_INET || r->role != role ||
+		    (rport && r->rport != rport) || memcmp(r->raddr, &a, 4))
+			continue;
+		s->count += r->count;
+		s->retx += r->retransmits;
+		s->rto += r->retransmits_rto;
+		s->rst_sent += r->resets_sent;
+		s->rst_recv += r->resets_received;
+		s->after += r->after_retransmit;
+	}
+}
+
+static uint64_t health_missed(int fd)
+{
+	struct kprof_stats st;
+
+	return kprof_get_stats(fd, &st) ? ~0ull : st.health_missed;
+}
+
+FIXTURE(health) {
+	int fd;
+	struct export ex;
+};
+
+FIXTURE_SETUP(health)
+{
+	struct kprof_config cfg = { .threshold_ns = 100ull * 1000000000 };
+	struct kprof_info info;
+
+	ASSERT_EQ(0, kprof_test_load());
+	self->fd = open(KPROF_TEST_DEV, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
+	if (!(info.features & KPROF_FEAT_TCP_HEALTH))
+		SKIP(return, "no TCP tracepoints on this kernel");
+	ASSERT_EQ(0, export_map(self->fd, &self->ex));
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+}
+
+FIXTURE_TEARDOWN(health)
+{
+	kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP);
+	export_unmap(&self->ex);
+	close(self->fd);
+}
+
+/*
+ * The server, in NS: answers each BULK-byte request with BULK bytes; at
+ * the client's one-byte "done" (which acknowledges every answer) it waits
+ * for its own answers' acknowledgements, reports its namespace's
+ * RetransSegs before and after on @out, and exits.
+ */
+static void server(int ready, int go, int out, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	static char buf[BULK];
+	long long v[2];
+	int nsfd, lfd, fd, one = 1;
+	char c;
+
+	nsfd = open("/run/netns/" NS, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0 || setns(nsfd, CLONE_NEWNET))
+		_exit(1);
+	inet_pton(AF_INET, ADDR_S, &a.sin_addr);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 4))
+		_exit(2);
+	if (write(ready, "r", 1) != 1)
+		_exit(3);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		_exit(4);
+	/* one exchange without loss, then the baseline */
+	if (read_full(fd, buf, BULK) || send(fd, buf, BULK, 0) != BULK)
+		_exit(5);
+	if (read(go, &c, 1) != 1)
+		_exit(6);
+	v[0] = retrans_segs();
+	if (write(ready, "b", 1) != 1)
+		_exit(7);
+	for (;;) {
+		if (read_full(fd, buf, 1))
+			_exit(8);
+		if (buf[0] == 'd')
+			break;
+		if (read_full(fd, buf + 1, BULK - 1) ||
+		    send(fd, buf, BULK, 0) != BULK)
+			_exit(9);
+	}
+	if (drained(fd))
+		_exit(10);
+	v[1] = retrans_segs();
+	if (write(out, v, sizeof(v)) != sizeof(v))
+		_exit(11);
+	/* stay until the test has read the module's counts */
+	if (read(go, &c, 1) < 0)
+		_exit(12);
+	close(fd);
+	_exit(0);
+}
+
+TEST_F(health, retransmits_match_the_kernels_count)
+{
+	int ready[2], go[2], out[2], fd, i, st;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sums c0, c1, s0, s1;
+	static char buf[BULK];
+	long long mine[2], theirs[2];
+	uint64_t missed0, missed1;
+	uint16_t port = 47011, cport;
+	socklen_t len = sizeof(a);
+	pid_t pid;
+	char ch;
+
+	if (net_up())
+		SKIP(return, "no veth pair into a network namespace (ip)");
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(out));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		server(ready[1], go[0], out[1], port);
+	ASSERT_EQ(1, read(ready[0], &ch, 1));
+
+	a.sin_port = htons(port);
+	inet_pton(AF_INET, ADDR_S, &a.sin_addr);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_EQ(0, connect(fd, (void *)&a, sizeof(a)));
+	ASSERT_EQ(0, getsockname(fd, (void *)&a, &len));
+	cport = ntohs(a.sin_port);
+	ASSERT_EQ(BULK, send(fd, buf, BULK, 0));
+	ASSERT_EQ(0, read_full(fd, buf, BULK));
+	ASSERT_EQ(0, drained(fd));
+
+	if (loss(1)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		net_down();
+		SKIP(return, "no netem qdisc (tc, sch_netem)");
+	}
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, ADDR_S, port, KPROF_ROLE_CLIENT, &c0);
+	sum_rows(&self->ex, ADDR_C, cport, KPROF_ROLE_SERVER, &s0);
+	missed0 = health_missed(self->fd);
+	mine[0] = retrans_segs();
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(ready[0], &ch, 1));
+
+	for (i = 0; i < NREQ; i++) {
+		buf[0] = 'q';
+		ASSERT_EQ(BULK, send(fd, buf, BULK, 0));
+		ASSERT_EQ(0, read_full(fd, buf, BULK));
+	}
+	ASSERT_EQ(1, send(fd, "d", 1, 0));
+	ASSERT_EQ(0, drained(fd));
+	ASSERT_EQ(sizeof(theirs), read(out[0], theirs, sizeof(theirs)));
+	mine[1] = retrans_segs();
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, ADDR_S, port, KPROF_ROLE_CLIENT, &c1);
+	sum_rows(&self->ex, ADDR_C, cport, KPROF_ROLE_SERVER, &s1);
+	missed1 = health_missed(self->fd);
+
+	ASSERT_EQ(1, write(go[1], "e", 1));
+	close(fd);
+	waitpid(pid, &st, 0);
+	loss(0);
+	net_down();
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+
+	TH_LOG("client: %llu retransmitted (kernel %lld), %llu after RTO; server: %llu (kernel %lld); %llu requests after a retransmission; missed %llu",
+	       (unsigned long long)(c1.retx - c0.retx), mine[1] - mine[0],
+	       (unsigned long long)(c1.rto - c0.rto),
+	       (unsigned long long)(s1.retx - s0.retx), theirs[1] - theirs[0],
+	       (unsigned long long)(c1.after - c0.after),
+	       (unsigned long long)(missed1 - missed0));
+	/* 5% of some 1,500 segments each way: never none */
+	EXPECT_LT(0, mine[1] - mine[0]);
+	EXPECT_LT(0, theirs[1] - theirs[0]);
+	/* exact, but for events that came while a handler ran (counted) */
+	EXPECT_LE(c1.retx - c0.retx, mine[1] - mine[0]);
+	EXPECT_LE(mine[1] - mine[0] - (c1.retx - c0.retx), missed1 - missed0);
+	EXPECT_LE(s1.retx - s0.retx, theirs[1] - theirs[0]);
+	EXPECT_LE(theirs[1] - theirs[0] - (s1.retx - s0.retx),
+		  missed1 - missed0);
+	EXPECT_LE(c1.rto - c0.rto, c1.retx - c0.retx);
+	EXPECT_LE(c1.after - c0.after, c1.count - c0.count);
+	if (c1.retx > c0.retx)
+		EXPECT_LT(0, c1.after - c0.after);
+	EXPECT_EQ(0, c1.rst_recv - c0.rst_recv);
+	EXPECT_EQ(0, s1.rst_recv - s0.rst_recv);
+}
+
+/* A server that answers by a reset: SO_LINGER 0, then close. */
+static void *rst_server(void *arg)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct server *s = arg;
+	char buf[REQ_LEN];
+	int fd;
+
+	while ((fd = accept(s->lfd, NULL, NULL)) >= 0) {
+		if (!read_full(fd, buf, sizeof(buf)))
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fd);
+	}
+	return NULL;
+}
+
+TEST_F(health, resets_received_on_the_clients_row)
+{
+	struct server s = { 0 }, clean = { .respond = 1 };
+	struct sums c0, c1, k0, k1;
+	char buf[REQ_LEN] = "kprof";
+	int i, fd;
+
+	s.lfd = loopback_listen(AF_INET, 8, &s.port);
+	ASSERT_LE(0, s.lfd);
+	ASSERT_EQ(0, pthread_create(&s.thread, NULL, rst_server, &s));
+	ASSERT_EQ(0, server_start(&clean, AF_INET, 0));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, "127.0.0.1", s.port, KPROF_ROLE_CLIENT, &c0);
+	sum_rows(&self->ex, "127.0.0.1", clean.port, KPROF_ROLE_CLIENT, &k0);
+	for (i = 0; i < 3; i++) {
+		fd = client_connect(AF_INET, s.port);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(sizeof(buf), send(fd, buf, sizeof(buf), 0));
+		/* the reset ends the read */
+		EXPECT_GE(0, recv(fd, buf, sizeof(buf), 0));
+		close(fd);
+	}
+	fd = client_connect(AF_INET, clean.port);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 5; i++)
+		ASSERT_NE(0, client_request(fd));
+	close(fd);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, "127.0.0.1", s.port, KPROF_ROLE_CLIENT, &c1);
+	sum_rows(&self->ex, "127.0.0.1", clean.port, KPROF_ROLE_CLIENT, &k1);
+	server_stop(&clean);
+	shutdown(s.lfd, SHUT_RDWR);
+	close(s.lfd);
+	pthread_join(s.thread, NULL);
+
+	EXPECT_EQ(3, c1.rst_recv - c0.rst_recv);
+	EXPECT_EQ(0, c1.count - c0.count);	/* never answered */
+	EXPECT_EQ(0, c1.retx - c0.retx);
+	/* the clean endpoint: its requests, and no trouble */
+	EXPECT_EQ(5, k1.count - k0.count);
+	EXPECT_EQ(0, k1.retx - k0.retx);
+	EXPECT_EQ(0, k1.rst_recv - k0.rst_recv);
+	EXPECT_EQ(0, k1.rst_sent - k0.rst_sent);
+	EXPECT_EQ(0, k1.after - k0.after);
+}
+
+TEST_HARNESS_MAIN
