@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "hist.h"
+#include "row.h"
 
 #define KP_NO_FRAMES	"[no frames]"
 
@@ -150,6 +151,7 @@ static void add_row(struct kprof_tcp_row *sum, const struct kprof_tcp_row *r)
 		sum->max_ns = r->max_ns;
 	sum->count += r->count;
 	sum->sum_ns += r->sum_ns;
+	kp_row_health_add(sum, r);
 	kp_hist_merge(sum->hist, r->hist, KP_HIST_BUCKETS);
 }
 

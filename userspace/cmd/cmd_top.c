@@ -47,8 +47,13 @@ struct top_opts {
 	struct kp_out_opts file;	/* its mode and directory check */
 	uint64_t prom_series;
 	int prom_series_set;
+	unsigned int sort;	/* index in SORT_KEYS */
 	struct kp_sess_opts sess;
 };
+
+/* --sort: TCP rows by ... (the order of enum top_sort) */
+#define SORT_KEYS	"total|count|p99|retx|rst"
+enum top_sort { SORT_TOTAL, SORT_COUNT, SORT_P99, SORT_RETX, SORT_RST };
 
 struct top {
 	struct top_opts o;
@@ -98,6 +103,11 @@ static const struct kp_opt top_opts[] = {
 	{ .name = "json", .kind = KP_OPT_KIND_FLAG,
 	  .off = offsetof(struct top_opts, json),
 	  .help = "one JSON object per interval and line" },
+	{ .name = "sort", .arg = "KEY", .choices = SORT_KEYS,
+	  .kind = KP_OPT_KIND_CHOICE, .hint = "use total, count, p99, retx or rst",
+	  .off = offsetof(struct top_opts, sort),
+	  .help = "TCP rows by total latency (default), requests,\n"
+		  "p99, retransmitted segments or resets" },
 	{ .name = "top", .arg = "N", .kind = KP_OPT_KIND_UINT, .min = 1,
 	  .max = MAX_TOP, .hint = "(rows to show, 1.." KP_STR(MAX_TOP) ")",
 	  .off = offsetof(struct top_opts, top),
@@ -195,11 +205,39 @@ static const char *color(const struct top *t, const char *code)
 	return t->color ? code : "";
 }
 
+/* A TCP row and what --sort orders it by, first. */
+struct sorted_row {
+	uint64_t key;
+	const struct kprof_tcp_row *r;
+};
+
+static uint64_t sort_key(const struct kprof_tcp_row *r, unsigned int sort)
+{
+	struct kp_row_stats s;
+
+	switch (sort) {
+	case SORT_COUNT:
+		return r->count;
+	case SORT_P99:
+		if (!r->count)
+			return 0;
+		kp_row_stats(r, &s);
+		return s.p99;
+	case SORT_RETX:
+		return r->retransmits;
+	case SORT_RST:
+		return r->resets_sent + r->resets_received;
+	}
+	return r->sum_ns;
+}
+
 static int cmp_row(const void *a, const void *b)
 {
-	const struct kprof_tcp_row *x = *(const struct kprof_tcp_row *const *)a;
-	const struct kprof_tcp_row *y = *(const struct kprof_tcp_row *const *)b;
+	const struct sorted_row *sx = a, *sy = b;
+	const struct kprof_tcp_row *x = sx->r, *y = sy->r;
 
+	if (sx->key != sy->key)
+		return sx->key > sy->key ? -1 : 1;
 	if (x->sum_ns != y->sum_ns)
 		return x->sum_ns > y->sum_ns ? -1 : 1;
 	if (x->count != y->count)
@@ -219,8 +257,28 @@ static int cmp_cpu_row(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
+/* Sort @v's TCP rows by @sort (then total latency, count, stack). */
+static int sort_rows(struct kp_top_view *v, unsigned int sort)
+{
+	struct sorted_row *sr = calloc(v->nr_rows ? v->nr_rows : 1,
+				       sizeof(*sr));
+	uint32_t i;
+
+	if (!sr)
+		return -1;
+	for (i = 0; i < v->nr_rows; i++) {
+		sr[i].r = v->rows[i];
+		sr[i].key = sort_key(v->rows[i], sort);
+	}
+	qsort(sr, v->nr_rows, sizeof(*sr), cmp_row);
+	for (i = 0; i < v->nr_rows; i++)
+		v->rows[i] = sr[i].r;
+	free(sr);
+	return 0;
+}
+
 /*
- * What one interval shows, sorted: TCP rows by total latency, CPU rows
+ * What one interval shows, sorted: TCP rows by total latency (--sort), CPU rows
  * by samples (of the -p process only, if given), of each the top N.
  * Only the shown rows are formatted: an interval of 100k rows costs a
  * sort, not 100k lines of output nobody reads (kprof record keeps all).
@@ -243,7 +301,8 @@ static int view_build(struct top *t, const struct kp_snapshot *snap,
 			v->rows_requests += snap->rows[i].count;
 		}
 	}
-	qsort(v->rows, v->nr_rows, sizeof(*v->rows), cmp_row);
+	if (sort_rows(v, t->o.sort))
+		return -1;
 	v->rows_shown = v->nr_rows < t->o.top ? v->nr_rows : t->o.top;
 	if (t->s.run & KPROF_RUN_CPU) {
 		for (i = 0; i < snap->nr_cpu_rows; i++) {
@@ -452,7 +511,7 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 	unsigned int wid = 5, wep = 8, wcnt = 5;
 	uint64_t rest = v->rows_requests;
 	struct kp_row_stats s;
-	uint32_t i;
+	uint32_t i, j;
 
 	for (i = 0; i < v->rows_shown; i++) {
 		kp_addr_format(ep, sizeof(ep), v->rows[i]->family,
@@ -464,10 +523,10 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 		if (ndigits(v->rows[i]->count) > wcnt)
 			wcnt = ndigits(v->rows[i]->count);
 	}
-	printf("%s%*s  %-*s  %-6s  %*s  %7s  %7s  %7s  %7s  %7s  %7s%s\n",
+	printf("%s%*s  %-*s  %-6s  %*s  %7s  %7s  %7s  %7s  %7s  %7s  %5s  %4s%s\n",
 	       color(t, C_HEAD), wid, "STACK", wep, "ENDPOINT", "ROLE", wcnt,
-	       "COUNT", "TOTAL", "AVG", "P50", "P95", "P99", "MAX",
-	       color(t, C_OFF));
+	       "COUNT", "TOTAL", "AVG", "P50", "P95", "P99", "MAX", "RETX",
+	       "RST", color(t, C_OFF));
 	if (!v->nr_rows)
 		printf("  (no requests)\n");
 	for (i = 0; i < v->rows_shown; i++) {
@@ -481,15 +540,22 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 			snprintf(id, sizeof(id), "%u", r->stack_id);
 		else
 			snprintf(id, sizeof(id), "-");
-		printf("%*s  %-*s  %-6s  %*" PRIu64 "  %7s  %7s  %7s  %7s  %7s  %7s\n",
+		/* a row of retransmits or resets alone has no latency */
+		for (j = 0; j < 6; j++)
+			snprintf(d[j], sizeof(d[j]), "-");
+		if (r->count) {
+			kp_fmt_duration(d[0], sizeof(d[0]), r->sum_ns);
+			kp_fmt_duration(d[1], sizeof(d[1]), s.avg);
+			kp_fmt_duration(d[2], sizeof(d[2]), s.p50);
+			kp_fmt_duration(d[3], sizeof(d[3]), s.p95);
+			kp_fmt_duration(d[4], sizeof(d[4]), s.p99);
+			kp_fmt_duration(d[5], sizeof(d[5]), r->max_ns);
+		}
+		printf("%*s  %-*s  %-6s  %*" PRIu64 "  %7s  %7s  %7s  %7s  %7s  %7s  %5" PRIu64 "  %4" PRIu64 "\n",
 		       wid, id, wep, ep, kp_role_name(r->role), wcnt,
-		       (uint64_t)r->count,
-		       kp_fmt_duration(d[0], sizeof(d[0]), r->sum_ns),
-		       kp_fmt_duration(d[1], sizeof(d[1]), s.avg),
-		       kp_fmt_duration(d[2], sizeof(d[2]), s.p50),
-		       kp_fmt_duration(d[3], sizeof(d[3]), s.p95),
-		       kp_fmt_duration(d[4], sizeof(d[4]), s.p99),
-		       kp_fmt_duration(d[5], sizeof(d[5]), r->max_ns));
+		       (uint64_t)r->count, d[0], d[1], d[2], d[3], d[4], d[5],
+		       (uint64_t)r->retransmits,
+		       (uint64_t)(r->resets_sent + r->resets_received));
 		if (r->stack_id)
 			print_frames(t, snap, r->stack_id);
 	}

@@ -489,6 +489,7 @@ static int add_tcp(struct kp_rec *rec, const struct kp_snapshot *snap,
 	t = &rec->tcp[i];
 	t->row.count += r->count;
 	t->row.sum_ns += r->sum_ns;
+	kp_row_health_add(&t->row, r);
 	if (r->min_ns < t->row.min_ns)
 		t->row.min_ns = r->min_ns;
 	if (r->max_ns > t->row.max_ns)

@@ -35,6 +35,31 @@ void kp_row_stats(const struct kprof_tcp_row *r, struct kp_row_stats *s)
 					     r->min_ns, r->max_ns);
 }
 
+int kp_row_has_health(const struct kprof_tcp_row *r)
+{
+	return r->retransmits || r->retransmits_rto || r->resets_sent ||
+	       r->resets_received || r->after_retransmit;
+}
+
+void kp_row_health_add(struct kprof_tcp_row *d, const struct kprof_tcp_row *r)
+{
+	d->retransmits += r->retransmits;
+	d->retransmits_rto += r->retransmits_rto;
+	d->resets_sent += r->resets_sent;
+	d->resets_received += r->resets_received;
+	d->after_retransmit += r->after_retransmit;
+}
+
+void kp_row_health_sub(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
+		       const struct kprof_tcp_row *p)
+{
+	d->retransmits = c->retransmits - p->retransmits;
+	d->retransmits_rto = c->retransmits_rto - p->retransmits_rto;
+	d->resets_sent = c->resets_sent - p->resets_sent;
+	d->resets_received = c->resets_received - p->resets_received;
+	d->after_retransmit = c->after_retransmit - p->after_retransmit;
+}
+
 void kp_comm(char out[17], const char comm[16])
 {
 	snprintf(out, 17, "%.*s", 16, comm);

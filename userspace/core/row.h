@@ -19,6 +19,15 @@ struct kp_row_stats {
 
 void kp_row_stats(const struct kprof_tcp_row *r, struct kp_row_stats *s);
 
+/*
+ * A row's TCP health counters (API 3.2; 0 from an older module): does
+ * @r have any, add @r's to @d, @d = @c - @p (a same-birth earlier copy).
+ */
+int kp_row_has_health(const struct kprof_tcp_row *r);
+void kp_row_health_add(struct kprof_tcp_row *d, const struct kprof_tcp_row *r);
+void kp_row_health_sub(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
+		       const struct kprof_tcp_row *p);
+
 struct kp_drops {
 	uint64_t inflight, rows, stacks, export, samples;
 };

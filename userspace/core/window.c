@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "row.h"
 #include "window.h"
 
 /* The key of a TCP row: every field before @reserved0 (zero anyway). */
@@ -60,9 +61,21 @@ static int tcp_delta(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
 {
 	unsigned int i, lo = KPROF_HIST_BUCKETS, hi = 0;
 
-	if (c->count == p->count)
-		return 0;
+	if (c->count == p->count) {
+		/* no request, but maybe retransmits or resets */
+		if (!memcmp(&c->retransmits, &p->retransmits,
+			    sizeof(*c) - offsetof(struct kprof_tcp_row,
+						  retransmits)))
+			return 0;
+		memset(d, 0, sizeof(*d));
+		memcpy(d, c, TCP_KEY_LEN);
+		d->birth = c->birth;
+		d->min_ns = UINT64_MAX;
+		kp_row_health_sub(d, c, p);
+		return 1;
+	}
 	*d = *c;
+	kp_row_health_sub(d, c, p);
 	d->count = c->count - p->count;
 	d->sum_ns = c->sum_ns - p->sum_ns;
 	for (i = 0; i < KPROF_HIST_BUCKETS; i++) {
@@ -145,7 +158,7 @@ int kp_window_next(struct kp_window *w, struct kp_snapshot *cum,
 		if (!k && last->rows[j].birth == c->birth &&
 		    c->count >= last->rows[j].count)
 			out->nr_rows += tcp_delta(d, c, &last->rows[j]);
-		else if (c->count)
+		else if (c->count || kp_row_has_health(c))
 			out->rows[out->nr_rows++] = *c;
 	}
 	for (i = j = 0; i < cum->nr_cpu_rows; i++) {
@@ -305,6 +318,7 @@ void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c,
 		}
 		d->count += r->count;
 		d->sum_ns += r->sum_ns;
+		kp_row_health_add(d, r);
 		d->min_ns = r->min_ns < d->min_ns ? r->min_ns : d->min_ns;
 		d->max_ns = r->max_ns > d->max_ns ? r->max_ns : d->max_ns;
 		for (b = 0; b < KPROF_HIST_BUCKETS; b++)

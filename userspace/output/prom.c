@@ -130,6 +130,11 @@ int kp_prom_add_row(struct kp_prom *p, const struct kprof_tcp_row *r)
 	if (!ep)
 		return -ENOMEM;
 	ep->sum_ns += r->sum_ns;
+	ep->health[0] += r->retransmits;
+	ep->health[1] += r->retransmits_rto;
+	ep->health[2] += r->resets_sent;
+	ep->health[3] += r->resets_received;
+	ep->health[4] += r->after_retransmit;
 	/*
 	 * Module buckets in order: the first le at or above a bucket's
 	 * largest value only grows.
@@ -286,6 +291,48 @@ static void write_ep(FILE *f, const struct kp_prom_ep *ep)
 	fprintf(f, "} %" PRIu64 "\n", ep->count);
 }
 
+/* The health counters, a family at a time, every endpoint in each. */
+static void write_health(FILE *f, const struct kp_prom_ep **eps, size_t n)
+{
+	static const struct {
+		const char *name, *extra, *help;
+		unsigned int a, b;	/* health[] index; b: a second series */
+	} fams[] = {
+		{ "kprof_tcp_retransmits_total", NULL,
+		  "TCP segments retransmitted to the endpoint, as TcpRetransSegs counts them.",
+		  0, 0 },
+		{ "kprof_tcp_rto_retransmits_total", NULL,
+		  "Of the retransmitted segments, those sent in loss recovery after a retransmission timeout.",
+		  1, 1 },
+		{ "kprof_tcp_resets_total", "direction",
+		  "TCP resets on connections with the endpoint, sent or received.",
+		  2, 3 },
+		{ "kprof_tcp_requests_after_retransmit_total", NULL,
+		  "TCP requests that completed after a retransmission on their socket.",
+		  4, 4 },
+	};
+	size_t i, k;
+
+	for (k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
+		family(f, fams[k].name, "counter", fams[k].help);
+		for (i = 0; i < n; i++) {
+			fputs(fams[k].name, f);
+			ep_labels(f, eps[i]);
+			if (!fams[k].extra) {
+				fprintf(f, "} %" PRIu64 "\n",
+					eps[i]->health[fams[k].a]);
+				continue;
+			}
+			fprintf(f, ",%s=\"sent\"} %" PRIu64 "\n", fams[k].extra,
+				eps[i]->health[fams[k].a]);
+			fputs(fams[k].name, f);
+			ep_labels(f, eps[i]);
+			fprintf(f, ",%s=\"received\"} %" PRIu64 "\n",
+				fams[k].extra, eps[i]->health[fams[k].b]);
+		}
+	}
+}
+
 int kp_prom_write(const struct kp_prom *p, FILE *f)
 {
 	static const char *const kinds[] = {
@@ -343,6 +390,7 @@ int kp_prom_write(const struct kp_prom *p, FILE *f)
 	       "TCP request latency, first send to first response data, per remote endpoint and role.");
 	for (i = 0; i < p->nr_eps; i++)
 		write_ep(f, eps[i]);
+	write_health(f, eps, p->nr_eps);
 	free(eps);
 	return 0;
 }

@@ -56,6 +56,8 @@ struct kp_prom_ep {
 	 * [KP_PROM_NR_LE]: only under +Inf
 	 */
 	uint64_t slot[KP_PROM_NR_LE + 1];
+	/* TCP health (API 3.2), KP_PROM_HEALTH_* */
+	uint64_t health[5];
 };
 
 struct kp_prom {

@@ -37,13 +37,23 @@ json_object *kp_json_tcp_row(const struct kprof_tcp_row *r)
 			       json_object_new_string(kp_role_name(r->role)));
 	json_object_object_add(o, "count", kp_json_u64(r->count));
 	json_object_object_add(o, "sum_ns", kp_json_u64(r->sum_ns));
-	json_object_object_add(o, "min_ns", kp_json_u64(r->min_ns));
+	/* a row of health counters alone has no request, no latency */
+	json_object_object_add(o, "min_ns",
+			       kp_json_u64(r->count ? r->min_ns : 0));
 	json_object_object_add(o, "max_ns", kp_json_u64(r->max_ns));
 	json_object_object_add(o, "avg_ns", kp_json_u64(s.avg));
 	json_object_object_add(o, "p50_ns", kp_json_u64(s.p50));
 	json_object_object_add(o, "p95_ns", kp_json_u64(s.p95));
 	json_object_object_add(o, "p99_ns", kp_json_u64(s.p99));
 	json_object_object_add(o, "p999_ns", kp_json_u64(s.p999));
+	json_object_object_add(o, "retransmits", kp_json_u64(r->retransmits));
+	json_object_object_add(o, "retransmits_rto",
+			       kp_json_u64(r->retransmits_rto));
+	json_object_object_add(o, "resets_sent", kp_json_u64(r->resets_sent));
+	json_object_object_add(o, "resets_received",
+			       kp_json_u64(r->resets_received));
+	json_object_object_add(o, "after_retransmit",
+			       kp_json_u64(r->after_retransmit));
 	return o;
 }
 

@@ -243,6 +243,49 @@ static void text_endpoints(const struct kp_report *r)
 		printf("  (%zu more endpoints)\n", r->nr_eps - r->top);
 }
 
+/*
+ * Endpoints with retransmits or resets (API 3.2), in the order of the
+ * endpoints table; the share of requests that waited for a
+ * retransmission says how much of the latency the loss may explain.
+ */
+static void text_ep_health(const struct kp_report *r)
+{
+	char ep[KP_ADDR_LEN];
+	size_t i, n = 0, shown = 0;
+
+	for (i = 0; i < r->nr_eps; i++)
+		n += kp_row_has_health(&r->eps[i].sum);
+	title(r);
+	printf("Endpoint health: retransmits and resets (%zu of %zu endpoints had some)",
+	       n, r->nr_eps);
+	title_end(r);
+	if (!n)
+		return;
+	printf("  %-24s  %-7s  %8s  %8s  %8s  %8s  %s\n", "ENDPOINT", "ROLE",
+	       "RETX", "RTO", "RST-SENT", "RST-RECV",
+	       "REQUESTS AFTER A RETRANSMIT");
+	for (i = 0; i < r->nr_eps && shown < r->top; i++) {
+		const struct kprof_tcp_row *e = &r->eps[i].sum;
+
+		if (!kp_row_has_health(e))
+			continue;
+		shown++;
+		ep_name(ep, sizeof(ep), &r->eps[i]);
+		printf("  %-24s  %-7s  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64
+		       "  %8" PRIu64 "  %" PRIu64 " of %" PRIu64,
+		       ep, kp_role_name(e->role), (uint64_t)e->retransmits,
+		       (uint64_t)e->retransmits_rto, (uint64_t)e->resets_sent,
+		       (uint64_t)e->resets_received,
+		       (uint64_t)e->after_retransmit, (uint64_t)e->count);
+		if (e->count)
+			printf(" (%.1f%%)", 100.0 * e->after_retransmit /
+			       e->count);
+		printf("\n");
+	}
+	if (n > shown)
+		printf("  (%zu more endpoints)\n", n - shown);
+}
+
 static void text_slow(const struct kp_report *r)
 {
 	char ep[KP_ADDR_LEN], d[3][KP_DURATION_LEN], proc[40];
@@ -369,6 +412,7 @@ void kp_report_text(const struct kp_report *r)
 	}
 	if (r->run & KPROF_RUN_TCP) {
 		text_endpoints(r);
+		text_ep_health(r);
 		text_slow(r);
 	}
 	text_health(r);

@@ -414,8 +414,11 @@ result "$(grep -qE '^ +20 +20\.0% +22 +fake app\[[0-9]+\] +kprof_fake_hot_b\+0x1
 	  grep -qE '^ +2 +2\.0% +- +fake-app\[[0-9]+\] +\(stack not stored: stack table full\)$' "$OUT" &&
 	  grep -qE '^ +2 +2\.0% +25 +fake-app\[[0-9]+\] +\[kernel frames missing\] <- kprof_fake_read\+0x1 ' "$OUT"; echo $?)" \
 	"table: kernel frames first, kernel threads, stack ID 0, missing kernel frames"
-result "$(grep -qE '^STACK +ENDPOINT +ROLE +COUNT +TOTAL +AVG +P50 +P95 +P99 +MAX$' "$OUT"; echo $?)" \
+result "$(grep -qE '^STACK +ENDPOINT +ROLE +COUNT +TOTAL +AVG +P50 +P95 +P99 +MAX +RETX +RST$' "$OUT"; echo $?)" \
 	"table: column headings"
+result "$(grep -qE '^ +- +10\.0\.4\.12:443 +client +100 .* +3 +1$' "$OUT" &&
+	  grep -qE '^ +99 +192\.168\.1\.1:5432 +client +1 .* +10 +2$' "$OUT"; echo $?)" \
+	"table: retransmits and resets of an endpoint's rows"
 result "$(grep -m1 -A1 '^STACK' "$OUT" | tail -n 1 | grep -qE '^ +7 +\[2001:db8::1\]:8080 +server +10 +435ms +43.5ms '; echo $?)" \
 	"table: sorted by total latency, IPv6 endpoint, human units"
 result "$(grep -qE '^ +- +10\.0\.4\.12:443 +client +100 +150ms' "$OUT" &&
@@ -475,7 +478,8 @@ for line in lines:
     for r in tcp:
         for k in ("stack_id", "family", "raddr", "rport", "role", "count",
                   "sum_ns", "min_ns", "max_ns", "p50_ns", "p95_ns",
-                  "p99_ns", "p999_ns"):
+                  "p99_ns", "p999_ns", "retransmits", "retransmits_rto",
+                  "resets_sent", "resets_received", "after_retransmit"):
             assert k in r, k
         assert (r["family"], r["raddr"], r["rport"], r["role"]) == want[r["stack_id"]]
         assert r["min_ns"] <= r["p50_ns"] <= r["p95_ns"] <= r["p99_ns"] <= r["p999_ns"] <= r["max_ns"]
@@ -485,6 +489,11 @@ for line in lines:
     assert abs(r7["p50_ns"] - 42000000) / 42000000 < 0.07, r7["p50_ns"]
     assert r7["frames"][2] == "[unknown]" and "getpid+0x0 (libc.so.6)" in r7["frames"][0]
     assert "frames" not in tcp[1]
+    # health, a window's worth: the fake adds it every interval
+    h = [(r["retransmits"], r["retransmits_rto"], r["resets_sent"],
+          r["resets_received"], r["after_retransmit"]) for r in tcp]
+    assert h == [(0, 0, 0, 0, 0), (3, 1, 0, 1, 2), (0, 0, 0, 0, 0),
+                 (10, 0, 2, 0, 0)], h
     assert tcp[2]["frames"] == ["tcp_recvmsg+0x0/0x1e0", "inet_recvmsg+0x5a/0x120"]
     assert "frames" not in tcp[3]
 assert gens == [4, 6, 8], gens
@@ -508,6 +517,20 @@ result "$(grep -qx "SET_CONFIG tgid=0 roles=2 families=3 threshold_ns=500000000 
 	"top: role client, both families, plain threshold in ms"
 rm -f "$LOG"
 expect 0 '' "top --threshold 0" -- fake top -n 1 -i 0.01 --json --threshold 0
+expect 0 '' "top --sort retx" -- fake top -n 2 -i 0.01 --json --sort retx
+result "$(tail -n 1 "$OUT" | python3 -c '
+import json, sys
+tcp = json.load(sys.stdin)["tcp"]
+assert [r["stack_id"] for r in tcp][:2] == [99, 0], tcp
+' ; echo $?)" "top --sort retx: the most retransmitted rows first"
+expect 0 '' "top --sort rst" -- fake top -n 2 -i 0.01 --json --sort rst
+result "$(tail -n 1 "$OUT" | python3 -c '
+import json, sys
+tcp = json.load(sys.stdin)["tcp"]
+assert [r["stack_id"] for r in tcp][:2] == [99, 0], tcp
+' ; echo $?)" "top --sort rst: resets sent and received, most first"
+expect 2 "^kprof: top: --sort 'latency': use total, count, p99, retx or rst\$" \
+	"top --sort latency: refused, naming the keys" -- fake top -n 1 --sort latency
 result "$(grep -q "^SET_CONFIG .* threshold_ns=0 " "$LOG"; echo $?)" \
 	"top: --threshold 0 walks every stack"
 
@@ -1324,6 +1347,9 @@ result "$(grep -qE '^kprof report: 1\.5[0-9]s window, 2 intervals; kprofmod 0\.0
 	  grep -qE '^ +60\.0% +2\.50x +120 +21 +fake-app\[[0-9]+\] +kprof_fake_hot_a <- kprof_fake_work <- kprof_fake_main$' "$OUT" &&
 	  grep -q '^Remote endpoints: by total wait (232 requests, 4 abandoned)$' "$OUT" &&
 	  grep -qE '^  \[2001:db8::1\]:8080 +server +20 +870ms +[0-9.]+% ' "$OUT" &&
+	  grep -qx 'Endpoint health: retransmits and resets (2 of 4 endpoints had some)' "$OUT" &&
+	  grep -qE '^  10\.0\.4\.12:443 +client +6 +2 +0 +2 +4 of 200 \(2\.0%\)$' "$OUT" &&
+	  grep -qE '^  192\.168\.1\.1:5432 +client +20 +0 +4 +0 +0 of 2 \(0\.0%\)$' "$OUT" &&
 	  grep -q '^Slowest stacks per endpoint: requests of 1.00ms or more' "$OUT" &&
 	  grep -qx '  10.0.4.12:443 client: 0 of 200 requests past the threshold' "$OUT" &&
 	  grep -qE '^ +20 +[0-9.]+ms +57\.0ms +7 +fake-client\[[0-9]+\] +(__)?getpid <- (__)?nanosleep <- \[unknown\]$' "$OUT" &&

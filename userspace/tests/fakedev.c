@@ -401,6 +401,13 @@ static void fill_rows(struct kprof_tcp_row *rows, uint32_t nr_rows)
 		 KPROF_ROLE_CLIENT, 5, 2000);		/* ~15 us */
 	fill_row(&rows[3], 99, AF_INET, "192.168.1.1", 5432,
 		 KPROF_ROLE_CLIENT, 1, 5);		/* 5 ns */
+	/* TCP health (API 3.2) per interval, on two endpoints */
+	rows[0].retransmits += 3;
+	rows[0].retransmits_rto += 1;
+	rows[0].resets_received += 1;
+	rows[0].after_retransmit += 2;
+	rows[3].retransmits += 10;
+	rows[3].resets_sent += 2;
 	for (i = NR_ROWS; i < nr_rows; i++) {
 		char a[16];
 

@@ -113,7 +113,29 @@ static const char want_small[] =
 	B("10", 1) B("+Inf", 1)
 #undef B
 	"kprof_tcp_request_duration_seconds_sum{raddr=\"2001:db8::1\",rport=\"8080\",role=\"server\"} 1\n"
-	"kprof_tcp_request_duration_seconds_count{raddr=\"2001:db8::1\",rport=\"8080\",role=\"server\"} 1\n";
+	"kprof_tcp_request_duration_seconds_count{raddr=\"2001:db8::1\",rport=\"8080\",role=\"server\"} 1\n"
+#define C "{raddr=\"10.0.4.12\",rport=\"443\",role=\"client\""
+#define S "{raddr=\"2001:db8::1\",rport=\"8080\",role=\"server\""
+	"# HELP kprof_tcp_retransmits_total TCP segments retransmitted to the endpoint, as TcpRetransSegs counts them.\n"
+	"# TYPE kprof_tcp_retransmits_total counter\n"
+	"kprof_tcp_retransmits_total" C "} 3\n"
+	"kprof_tcp_retransmits_total" S "} 0\n"
+	"# HELP kprof_tcp_rto_retransmits_total Of the retransmitted segments, those sent in loss recovery after a retransmission timeout.\n"
+	"# TYPE kprof_tcp_rto_retransmits_total counter\n"
+	"kprof_tcp_rto_retransmits_total" C "} 1\n"
+	"kprof_tcp_rto_retransmits_total" S "} 0\n"
+	"# HELP kprof_tcp_resets_total TCP resets on connections with the endpoint, sent or received.\n"
+	"# TYPE kprof_tcp_resets_total counter\n"
+	"kprof_tcp_resets_total" C ",direction=\"sent\"} 0\n"
+	"kprof_tcp_resets_total" C ",direction=\"received\"} 2\n"
+	"kprof_tcp_resets_total" S ",direction=\"sent\"} 4\n"
+	"kprof_tcp_resets_total" S ",direction=\"received\"} 0\n"
+	"# HELP kprof_tcp_requests_after_retransmit_total TCP requests that completed after a retransmission on their socket.\n"
+	"# TYPE kprof_tcp_requests_after_retransmit_total counter\n"
+	"kprof_tcp_requests_after_retransmit_total" C "} 1\n"
+	"kprof_tcp_requests_after_retransmit_total" S "} 0\n";
+#undef C
+#undef S
 
 /*
  * Exact text: 50us (le 100us), 99us (its module bucket reaches 106495ns:
@@ -136,6 +158,12 @@ static void test_small(void)
 	more(&rows[1], 1, 20 * 1000000000ULL);
 	row(&rows[2], 9, AF_INET6, "2001:db8::1", 8080, KPROF_ROLE_SERVER, 1,
 	    1000000000);
+	/* health (API 3.2), on the rows of stack 0 as the module puts it */
+	rows[1].retransmits = 3;
+	rows[1].retransmits_rto = 1;
+	rows[1].resets_received = 2;
+	rows[1].after_retransmit = 1;
+	rows[2].resets_sent = 4;
 	memset(&snap, 0, sizeof(snap));
 	snap.rows = rows;
 	snap.nr_rows = 3;
@@ -318,10 +346,12 @@ static void test_escape(void)
 	text = render(&p);
 	EXPECT(strstr(text, "\nkprof_info{version=\"1.0\\\"\\n\\\\x\",module_version=\"\",api=\"1.2\"} 1\n"),
 	       "kprof_info: %.200s", strstr(text, "kprof_info{"));
-	/* no series: the histogram family is HELP and TYPE alone, last */
-	EXPECT(strstr(text, "# TYPE kprof_tcp_request_duration_seconds histogram\n")
-	       + strlen("# TYPE kprof_tcp_request_duration_seconds histogram\n")
-	       == text + strlen(text), "histogram family last and empty");
+	/* no series: the endpoints' families are HELP and TYPE alone */
+	EXPECT(strstr(text, "# TYPE kprof_tcp_request_duration_seconds histogram\n# HELP "),
+	       "histogram family empty");
+	EXPECT(strstr(text, "# TYPE kprof_tcp_requests_after_retransmit_total counter\n")
+	       + strlen("# TYPE kprof_tcp_requests_after_retransmit_total counter\n")
+	       == text + strlen(text), "health families last and empty");
 	free(text);
 	kp_prom_fini(&p);
 }

@@ -233,6 +233,55 @@ static void test_reset_counts_in_full(void)
 	kp_window_reset(&w);
 }
 
+/*
+ * Health counters (API 3.2) difference like the requests, and a row with
+ * health news but no new request (or none ever) is in the window.
+ */
+static void test_health(void)
+{
+	static struct sim s;
+	struct kp_window w = { 0 };
+	struct kp_snapshot cum, win;
+	const struct kprof_tcp_row *r;
+
+	memset(&s, 0, sizeof(s));
+	s.seq = 1;
+	sim_request(&s, 2, 100);
+	s.rows[2].retransmits = 4;
+	sim_copy(&s, &cum);
+	kp_window_next(&w, &cum, &win);
+	/* no request on key 2: three more retransmits, a reset */
+	s.rows[2].retransmits = 7;
+	s.rows[2].retransmits_rto = 1;
+	s.rows[2].resets_received = 1;
+	/* key 5: retransmits alone, no request ever */
+	s.rows[5].family = 2;
+	s.rows[5].rport = 1005;
+	s.rows[5].min_ns = UINT64_MAX;
+	s.rows[5].birth = s.seq;
+	s.rows[5].retransmits = 2;
+	s.live[5] = 1;
+	s.seq = 2;
+	sim_copy(&s, &cum);
+	EXPECT(!kp_window_next(&w, &cum, &win), "second read");
+	r = find_row(&win, 2);
+	EXPECT(r && !r->count && r->retransmits == 3 &&
+	       r->retransmits_rto == 1 && r->resets_received == 1,
+	       "health news without a request: its delta");
+	r = find_row(&win, 5);
+	EXPECT(r && !r->count && r->retransmits == 2,
+	       "a row of health alone counts in full");
+	kp_snapshot_free(&win);
+	/* nothing new: no row */
+	s.seq = 3;
+	sim_copy(&s, &cum);
+	EXPECT(!kp_window_next(&w, &cum, &win), "third read");
+	EXPECT(!find_row(&win, 2) && !find_row(&win, 5),
+	       "unchanged health: not in the window");
+	kp_snapshot_free(&win);
+	kp_window_reset(&w);
+}
+
 static void set_row(struct kprof_tcp_row *r, uint32_t stack, uint16_t port,
 		    uint8_t role, uint64_t v, uint32_t n)
 {
@@ -381,5 +430,6 @@ const struct kp_test t_window[] = {
 	{ "window: a reader's view keeps its requests, one row per key", test_filter_views },
 	{ "window: 400 reads under eviction and rebirth, each window exact", test_windows_exact },
 	{ "window: a reborn key is a counter reset, counted in full", test_reset_counts_in_full },
+	{ "window: health counters difference; health alone is news", test_health },
 	{ NULL, NULL },
 };
