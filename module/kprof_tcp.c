@@ -680,11 +680,11 @@ void notrace kprof_tcp_health(const struct sock *sk, enum kprof_health what,
 		goto out;
 	views = READ_ONCE(f->views);
 	vgen = READ_ONCE(f->vgen);
-	if (what == KPROF_HEALTH_RETRANSMITS && READ_ONCE(f->start_ns))
-		WRITE_ONCE(f->retx, 1);
 	/* the slot changed hands since the lookup: not this socket's */
 	if (READ_ONCE(f->sk) != (unsigned long)sk)
 		goto out;
+	if (what == KPROF_HEALTH_RETRANSMITS && READ_ONCE(f->start_ns))
+		WRITE_ONCE(f->retx, 1);
 	kprof_sk_endpoint(sk, &key);
 	key.role = kprof_sk_role(sk, f);
 	rc = rcu_dereference_sched(kprof_cfg);
