@@ -649,6 +649,9 @@ static void notrace kprof_tcp_complete(struct sock *sk,
 					     retx));
 }
 
+/* Health events that found a TCP handler running on their CPU. */
+static DEFINE_PER_CPU(u64, kprof_health_missed);
+
 /*
  * @n events @what on @sk, from a tracepoint (kprof_tcp_tp.c): counted on
  * the row of stack 0 of its endpoint, role and views, for a socket that
@@ -656,7 +659,6 @@ static void notrace kprof_tcp_complete(struct sock *sk,
  * its close.  Any context: often softirq, where current is not the
  * socket's owner, so the views are those of its last request's start.
  */
-static DEFINE_PER_CPU(u64, kprof_health_missed);
 
 void notrace kprof_tcp_health(const struct sock *sk, enum kprof_health what,
 			      u32 n)
