@@ -216,6 +216,8 @@ static json_object *status_json(const struct kp_status *s)
 		.stacks = st->drops_stacks, .export = st->drops_export,
 		.samples = st->drops_samples,
 	}));
+	json_object_object_add(o, "health_missed",
+			       kp_json_u64(st->health_missed));
 
 	if (kp_stats_have_guard(st))
 		json_object_object_add(o, "overhead", status_json_overhead(s));
@@ -323,6 +325,10 @@ void kp_status_text(const struct kp_status *s)
 	       "\n", (uint64_t)st->drops_inflight, (uint64_t)st->drops_rows,
 	       (uint64_t)st->drops_stacks, (uint64_t)st->drops_export,
 	       (uint64_t)st->drops_samples);
+	/* TCP health events a handler on their CPU kept out (API 3.2) */
+	if (st->health_missed)
+		printf("  health:     %" PRIu64 " TCP health events missed\n",
+		       (uint64_t)st->health_missed);
 	if (s->sessions)
 		status_text_sessions(s);
 	if (kp_stats_have_guard(st))
