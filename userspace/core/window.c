@@ -63,16 +63,12 @@ static int tcp_delta(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
 
 	if (c->count == p->count) {
 		/* no request, but maybe retransmits or resets */
-		if (!memcmp(&c->retransmits, &p->retransmits,
-			    sizeof(*c) - offsetof(struct kprof_tcp_row,
-						  retransmits)))
-			return 0;
 		memset(d, 0, sizeof(*d));
 		memcpy(d, c, TCP_KEY_LEN);
 		d->birth = c->birth;
 		d->min_ns = UINT64_MAX;
 		kp_row_health_sub(d, c, p);
-		return 1;
+		return kp_row_has_health(d);
 	}
 	*d = *c;
 	kp_row_health_sub(d, c, p);

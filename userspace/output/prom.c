@@ -130,11 +130,11 @@ int kp_prom_add_row(struct kp_prom *p, const struct kprof_tcp_row *r)
 	if (!ep)
 		return -ENOMEM;
 	ep->sum_ns += r->sum_ns;
-	ep->health[0] += r->retransmits;
-	ep->health[1] += r->retransmits_rto;
-	ep->health[2] += r->resets_sent;
-	ep->health[3] += r->resets_received;
-	ep->health[4] += r->after_retransmit;
+	ep->health[KP_PROM_RETX] += r->retransmits;
+	ep->health[KP_PROM_RTO] += r->retransmits_rto;
+	ep->health[KP_PROM_RST_SENT] += r->resets_sent;
+	ep->health[KP_PROM_RST_RECV] += r->resets_received;
+	ep->health[KP_PROM_AFTER_RETX] += r->after_retransmit;
 	/*
 	 * Module buckets in order: the first le at or above a bucket's
 	 * largest value only grows.
@@ -300,16 +300,16 @@ static void write_health(FILE *f, const struct kp_prom_ep **eps, size_t n)
 	} fams[] = {
 		{ "kprof_tcp_retransmits_total", NULL,
 		  "TCP segments retransmitted to the endpoint, as TcpRetransSegs counts them.",
-		  0, 0 },
+		  KP_PROM_RETX, KP_PROM_RETX },
 		{ "kprof_tcp_rto_retransmits_total", NULL,
 		  "Of the retransmitted segments, those sent in loss recovery after a retransmission timeout.",
-		  1, 1 },
+		  KP_PROM_RTO, KP_PROM_RTO },
 		{ "kprof_tcp_resets_total", "direction",
 		  "TCP resets on connections with the endpoint, sent or received.",
-		  2, 3 },
+		  KP_PROM_RST_SENT, KP_PROM_RST_RECV },
 		{ "kprof_tcp_requests_after_retransmit_total", NULL,
 		  "TCP requests that completed after a retransmission on their socket.",
-		  4, 4 },
+		  KP_PROM_AFTER_RETX, KP_PROM_AFTER_RETX },
 	};
 	size_t i, k;
 

@@ -43,6 +43,12 @@ extern const uint64_t kp_prom_le_ns[KP_PROM_NR_LE];
 extern const char *const kp_prom_le_text[KP_PROM_NR_LE];
 
 /* One latency histogram series: an endpoint and role, or "other". */
+/* struct kprof_tcp_row's health counters, in its order */
+enum kp_prom_health {
+	KP_PROM_RETX, KP_PROM_RTO, KP_PROM_RST_SENT, KP_PROM_RST_RECV,
+	KP_PROM_AFTER_RETX, KP_PROM_HEALTH_NR
+};
+
 struct kp_prom_ep {
 	uint16_t family;
 	uint16_t rport;
@@ -56,8 +62,8 @@ struct kp_prom_ep {
 	 * [KP_PROM_NR_LE]: only under +Inf
 	 */
 	uint64_t slot[KP_PROM_NR_LE + 1];
-	/* TCP health (API 3.2), KP_PROM_HEALTH_* */
-	uint64_t health[5];
+	/* TCP health (API 3.2), by enum kp_prom_health */
+	uint64_t health[KP_PROM_HEALTH_NR];
 };
 
 struct kp_prom {
