@@ -5,6 +5,7 @@
  */
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -323,12 +324,21 @@ TEST_F(dev, unprivileged_open_eacces)
  * mmap, whatever the first gave; returns IOCTL_EPERM | MMAP_EPERM for
  * the steps refused with EPERM (0: both allowed), 200 + errno when open
  * fails, 100 + errno for any other error, -1 when the child did not exit.
+ * The reopen is relative to /dev, opened before the fork: the test is
+ * about the node's mode, not about the directories above it (in the test
+ * VMs, the host's root file system).
  */
 static int child_access(int fd, int cap, uid_t uid, int reopen)
 {
-	int status;
-	pid_t pid = fork();
+	int status, dev = -1;
+	pid_t pid;
 
+	if (reopen) {
+		dev = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dev < 0)
+			return 200 + (errno & 31);
+	}
+	pid = fork();
 	if (pid == 0) {
 		struct kprof_info info = { .size = sizeof(info) };
 		long pg = sysconf(_SC_PAGESIZE);
@@ -340,7 +350,7 @@ static int child_access(int fd, int cap, uid_t uid, int reopen)
 		if (!uid && kprof_test_keep_cap(cap))
 			_exit(251);
 		if (reopen) {
-			fd = open(KPROF_TEST_DEV, O_RDONLY);
+			fd = openat(dev, KPROF_DEVICE_NAME, O_RDONLY);
 			if (fd < 0)
 				_exit(200 + (errno & 31));
 		}
@@ -353,6 +363,8 @@ static int child_access(int fd, int cap, uid_t uid, int reopen)
 		_exit((ioc_err ? IOCTL_EPERM : 0) |
 		      (p == MAP_FAILED ? MMAP_EPERM : 0));
 	}
+	if (dev >= 0)
+		close(dev);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
@@ -388,6 +400,19 @@ TEST_F(dev, mmap_refused_even_when_everyone_may_open)
 	ASSERT_EQ(0, stat(KPROF_TEST_DEV, &st));
 	ASSERT_EQ(0, chmod(KPROF_TEST_DEV, 0666));
 	err = child_access(-1, -1, 65534, 1);
+	if (err >= 200) {
+		struct stat now;
+
+		/* the module has no EACCES: what did the node look like? */
+		if (stat(KPROF_TEST_DEV, &now))
+			TH_LOG("open: errno %d; stat: %s", err - 200,
+			       strerror(errno));
+		else
+			TH_LOG("open: errno %d; node mode %o, uid %u, rdev %u:%u (was %u:%u)",
+			       err - 200, now.st_mode, now.st_uid,
+			       major(now.st_rdev), minor(now.st_rdev),
+			       major(st.st_rdev), minor(st.st_rdev));
+	}
 	EXPECT_EQ(0, chmod(KPROF_TEST_DEV, st.st_mode & 07777));
 	EXPECT_EQ(IOCTL_EPERM | MMAP_EPERM, err);
 
