@@ -145,38 +145,61 @@ FIXTURE_TEARDOWN(cpu)
 	close(self->fd);
 }
 
+/* What the samples that are in neither spin_hot_a nor spin_hot_b have. */
+struct elsewhere {
+	uint64_t no_stack;	/* stack ID 0, or no such stack exported */
+	uint64_t no_user;	/* a stack without user frames */
+	uint64_t unnamed;	/* a first user frame dladdr() cannot name */
+	uint64_t named;		/* in some other function, the most in: */
+	uint64_t top_n;
+	char top[64];
+};
+
 /*
  * The samples of @pid in spin_hot_a (@a), spin_hot_b (@b) and elsewhere
- * (@other: no user stack, or a first user frame in neither).
+ * (@other: no user stack, or a first user frame in neither), and what
+ * those have (@why).
  */
 static void tally_75_25(struct __test_metadata *_metadata,
 			const struct export *ex, pid_t pid, uint64_t *a,
-			uint64_t *b, uint64_t *other)
+			uint64_t *b, uint64_t *other, struct elsewhere *why)
 {
 	const struct kprof_cpu_row *r = cpu_rows(ex);
 	uint32_t i;
 
 	*a = *b = *other = 0;
+	memset(why, 0, sizeof(*why));
 	for (i = 0; i < ex->hdr->nr_cpu_rows; i++) {
 		const struct kprof_stack *st;
+		uint64_t n = r[i].samples;
 		Dl_info di;
 
 		if (r[i].tgid != (uint32_t)pid)
 			continue;
 		EXPECT_EQ(0, strncmp(r[i].comm, "cpu_sample_test", 15));
 		st = find_stack(ex, r[i].stack_id);
-		if (!st || !st->nr_user ||
-		    !dladdr((void *)(uintptr_t)st->user_ips[0], &di) ||
-		    !di.dli_sname) {
-			*other += r[i].samples;
+		if (!st) {
+			why->no_stack += n;
+		} else if (!st->nr_user) {
+			why->no_user += n;
+		} else if (!dladdr((void *)(uintptr_t)st->user_ips[0], &di) ||
+			   !di.dli_sname) {
+			why->unnamed += n;
+		} else if (!strcmp(di.dli_sname, "spin_hot_a")) {
+			*a += n;
 			continue;
+		} else if (!strcmp(di.dli_sname, "spin_hot_b")) {
+			*b += n;
+			continue;
+		} else {
+			why->named += n;
+			if (n > why->top_n) {
+				why->top_n = n;
+				snprintf(why->top, sizeof(why->top), "%s",
+					 di.dli_sname);
+			}
 		}
-		if (!strcmp(di.dli_sname, "spin_hot_a"))
-			*a += r[i].samples;
-		else if (!strcmp(di.dli_sname, "spin_hot_b"))
-			*b += r[i].samples;
-		else
-			*other += r[i].samples;
+		*other += n;
 	}
 }
 
@@ -189,6 +212,8 @@ static void tally_75_25(struct __test_metadata *_metadata,
 TEST_F(cpu, attributes_75_25)
 {
 	uint64_t a = 0, b = 0, other = 0;
+	struct kprof_stats s0, s1;
+	struct elsewhere why;
 	double share = 0;
 	int tries;
 	pid_t pid;
@@ -197,10 +222,12 @@ TEST_F(cpu, attributes_75_25)
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
 	for (tries = 0; tries < (kprof_test_exact_time() ? 1 : 3); tries++) {
 		ASSERT_EQ(0, kp_snapshot(self->fd));
+		ASSERT_EQ(0, kprof_get_stats(self->fd, &s0));
 		pid = run_child(spin_75_25, 3, -1, NULL);
 		wait_child(pid);
 		ASSERT_EQ(0, kp_snapshot(self->fd));
-		tally_75_25(_metadata, &self->ex, pid, &a, &b, &other);
+		ASSERT_EQ(0, kprof_get_stats(self->fd, &s1));
+		tally_75_25(_metadata, &self->ex, pid, &a, &b, &other, &why);
 		share = a + b ? 100.0 * a / (a + b) : 0;
 		TH_LOG("spin_hot_a %llu, spin_hot_b %llu, elsewhere %llu: %.1f%% in a",
 		       (unsigned long long)a, (unsigned long long)b,
@@ -208,7 +235,17 @@ TEST_F(cpu, attributes_75_25)
 		if (a + b > 100 && fabs(share - 75.0) < 10.0 &&
 		    other < (a + b) / 10)
 			break;
-		TH_LOG("kernel.perf_event_max_sample_rate is %ld",
+		TH_LOG("elsewhere: %llu without a stack, %llu without user frames, %llu unnamed, %llu named (most in %s: %llu)",
+		       (unsigned long long)why.no_stack,
+		       (unsigned long long)why.no_user,
+		       (unsigned long long)why.unnamed,
+		       (unsigned long long)why.named, why.top[0] ? why.top : "-",
+		       (unsigned long long)why.top_n);
+		TH_LOG("module: %llu samples, %llu stacks dropped, %llu shed (guard level %u, budget %u ppm), %u stacks; kernel.perf_event_max_sample_rate %ld",
+		       (unsigned long long)(s1.samples - s0.samples),
+		       (unsigned long long)(s1.drops_stacks - s0.drops_stacks),
+		       (unsigned long long)(s1.shed_stacks - s0.shed_stacks),
+		       s1.guard_level, s1.budget_ppm, s1.stacks,
 		       kprof_test_sysctl("kernel/perf_event_max_sample_rate"));
 	}
 	ASSERT_LT(100, a + b);
