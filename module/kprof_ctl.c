@@ -593,6 +593,7 @@ void kprof_ctl_stats(struct kprof_stats *st)
 	kprof_agg_totals(c, sc);
 	st->inflight = kprof_tcp_inflight();
 	st->inflight_dead = kprof_tcp_inflight_dead();
+	st->inflight_closed = kprof_tcp_inflight_closed();
 	st->health_missed = kprof_tcp_health_missed();
 	st->requests = c[KPROF_CNT_REQUESTS];
 	st->abandoned = c[KPROF_CNT_ABANDONED];

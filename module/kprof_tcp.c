@@ -9,10 +9,13 @@
  *
  * The in-flight state must be global (send and receive may run on
  * different CPUs): a preallocated open-addressing table keyed by the
- * socket pointer, claimed with cmpxchg and freed when the socket is closed
- * or destroyed, so reused socket memory never meets an old timestamp.  A
- * request still in flight then counts as abandoned.  Completed requests go
- * to the per-CPU interval tables (kprof_agg.c).
+ * socket pointer, claimed with cmpxchg and freed when the socket is
+ * destroyed, so reused socket memory never meets an old timestamp.  A
+ * request still in flight when the socket is closed counts as abandoned;
+ * a tracked socket keeps its slot from the close to its destruction, so
+ * that what the kernel still does for it (the reset a close sends, the
+ * retransmits of the data left behind) counts on its endpoint's row.
+ * Completed requests go to the per-CPU interval tables (kprof_agg.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #define KPROF_UNIT KPROF_UNIT_TCP
@@ -63,14 +66,21 @@ struct kprof_flight {
 	u32 copied_seq;		/* the socket's copied_seq at the start */
 	u8 role;		/* KPROF_ROLE_CLIENT once seen connecting */
 	u8 views;		/* the views the request passed at its start */
-	u8 tracked;		/* a request started: the socket is wanted */
+	u8 tracked;		/* KPROF_FL_*: is the socket wanted? */
 	u8 retx;		/* retransmitted while the request is in flight */
 	u32 vgen;		/* kprof_run_config.gen of that check */
 	u32 row;		/* kprof_agg_tcp_add()'s hint */
 };
 
+/* kprof_flight.tracked */
+#define KPROF_FL_UNTRACKED	0
+#define KPROF_FL_TRACKED	1	/* a request the configuration wanted */
+#define KPROF_FL_CLOSED		2	/* tracked, then closed: until destroyed */
+
 static struct kprof_flight *kprof_flights;
 static atomic_t kprof_nr_flights = ATOMIC_INIT(0);
+/* flights of closed sockets (KPROF_FL_CLOSED) */
+static atomic_t kprof_nr_closed = ATOMIC_INIT(0);
 /* slots that are TOMB or RECLAIM */
 static atomic_t kprof_nr_dead = ATOMIC_INIT(0);
 
@@ -280,7 +290,7 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 		WRITE_ONCE(f->start_ns, 0);
 		WRITE_ONCE(f->copied_seq, 0);
 		WRITE_ONCE(f->role, 0);
-		WRITE_ONCE(f->tracked, 0);
+		WRITE_ONCE(f->tracked, KPROF_FL_UNTRACKED);
 		WRITE_ONCE(f->retx, 0);
 		WRITE_ONCE(f->row, U32_MAX);
 		/* pairs with the acquires of the lookups and claimers */
@@ -291,8 +301,35 @@ static struct kprof_flight *kprof_flight_get(const struct sock *sk)
 	return NULL;
 }
 
-/* Forget a socket; a request in flight counts as abandoned. */
-static void kprof_flight_put(const struct sock *sk)
+/*
+ * @f's tracked from @from to @to, counting the slots of closed sockets;
+ * false when it was not @from.  Sends, connects, closes and the socket's
+ * destruction may meet on one slot (a disconnect is a close, concurrent
+ * with the socket's other threads), so every change is one exchange.
+ */
+static bool kprof_flight_mark(struct kprof_flight *f, u8 from, u8 to)
+{
+	if (cmpxchg(&f->tracked, from, to) != from)
+		return false;
+	if (to == KPROF_FL_CLOSED)
+		atomic_inc(&kprof_nr_closed);
+	else if (from == KPROF_FL_CLOSED)
+		atomic_dec(&kprof_nr_closed);
+	return true;
+}
+
+/* @f tracked from now, whatever it was: off the requests' path. */
+static noinline void kprof_flight_track(struct kprof_flight *f)
+{
+	if (!kprof_flight_mark(f, KPROF_FL_UNTRACKED, KPROF_FL_TRACKED))
+		kprof_flight_mark(f, KPROF_FL_CLOSED, KPROF_FL_TRACKED);
+}
+
+/*
+ * Forget a socket; a request in flight counts as abandoned (@count: the
+ * caller may write this CPU's tables).
+ */
+static void kprof_flight_put(const struct sock *sk, bool count)
 {
 	u32 slot = kprof_flight_slot(sk), i;
 
@@ -303,8 +340,10 @@ static void kprof_flight_put(const struct sock *sk)
 		if (cur == KPROF_SK_FREE)
 			return;
 		if (cur == (unsigned long)sk) {
-			if (xchg(&f->start_ns, 0))
+			if (xchg(&f->start_ns, 0) && count)
 				kprof_agg_count(KPROF_CNT_ABANDONED);
+			kprof_flight_mark(f, KPROF_FL_CLOSED,
+					  KPROF_FL_UNTRACKED);
 			/* counted first: a claim of the slot counts it down */
 			atomic_inc(&kprof_nr_dead);
 			if (cmpxchg(&f->sk, cur, KPROF_SK_TOMB) == cur) {
@@ -324,9 +363,46 @@ u32 kprof_tcp_inflight_dead(void)
 	return max(atomic_read(&kprof_nr_dead), 0);
 }
 
+/*
+ * The application is done with @sk: tcp_close(), or tcp_disconnect()
+ * (connect(AF_UNSPEC), which may reuse the socket; a close with
+ * SO_LINGER 0 calls both; a listener's child that was never accepted
+ * is disconnected in softirq).  A request in flight counts as abandoned.
+ * An untracked socket's slot goes now; a tracked one's stays until the
+ * socket is destroyed (or connects again), so that what the kernel still
+ * does for it counts: the reset the close itself may send, the
+ * retransmits of the data the application left behind.
+ */
+static void kprof_flight_close(const struct sock *sk)
+{
+	struct kprof_flight *f = kprof_flight_find(sk);
+
+	if (!f)
+		return;
+	if (READ_ONCE(f->tracked) == KPROF_FL_UNTRACKED) {
+		kprof_flight_put(sk, true);
+		return;
+	}
+	if (xchg(&f->start_ns, 0))
+		kprof_agg_count(KPROF_CNT_ABANDONED);
+	kprof_flight_mark(f, KPROF_FL_TRACKED, KPROF_FL_CLOSED);
+}
+
+/*
+ * Open sockets in the table (closed ones wait for their destruction);
+ * the two counts are read apart, so a close in between may show as one
+ * socket fewer.
+ */
 u32 kprof_tcp_inflight(void)
 {
-	return atomic_read(&kprof_nr_flights);
+	return max(atomic_read(&kprof_nr_flights) -
+		   atomic_read(&kprof_nr_closed), 0);
+}
+
+/* Slots of sockets closed but not yet destroyed. */
+u32 kprof_tcp_inflight_closed(void)
+{
+	return max(atomic_read(&kprof_nr_closed), 0);
 }
 
 /* ---- what a socket is ---- */
@@ -556,8 +632,13 @@ static void notrace kprof_tcp_send(struct sock *sk)
 	if (f && READ_ONCE(f->start_ns))
 		return;		/* more of the same request */
 	role = kprof_sk_role(sk, f);
-	if (!rc || !kprof_sk_wanted(rc, sk, role))
+	if (!rc || !kprof_sk_wanted(rc, sk, role)) {
+		/* a closed socket's slot, met by one not wanted (below) */
+		if (f && READ_ONCE(f->tracked) == KPROF_FL_CLOSED)
+			kprof_flight_mark(f, KPROF_FL_CLOSED,
+					  KPROF_FL_UNTRACKED);
 		return;
+	}
 	if (kprof_guard_skip_request())
 		return;
 	if (!f)
@@ -569,7 +650,16 @@ static void notrace kprof_tcp_send(struct sock *sk)
 	WRITE_ONCE(f->role, role);
 	WRITE_ONCE(f->views, rc->views ? kprof_sk_views(rc, sk, rc->views) : 0);
 	WRITE_ONCE(f->vgen, rc->gen);
-	WRITE_ONCE(f->tracked, 1);
+	/*
+	 * Tracked from now.  A closed socket's slot means a send after a
+	 * disconnect, or a new socket at the address of one whose
+	 * destruction was not seen (on a kernel without tcp:tcp_destroy_sock,
+	 * the kprobe's hit while another kprobe's handler ran on the CPU):
+	 * tracked anew, either way, in the role the slot says (a connect
+	 * sets it; the rest is kprof_sk_role()'s guess).
+	 */
+	if (unlikely(READ_ONCE(f->tracked) != KPROF_FL_TRACKED))
+		kprof_flight_track(f);
 	WRITE_ONCE(f->retx, 0);
 	WRITE_ONCE(f->copied_seq, READ_ONCE(tcp_sk(sk)->copied_seq));
 	/* the start publishes the rest (cmpxchg orders fully) */
@@ -580,8 +670,20 @@ static void kprof_tcp_connect(struct sock *sk)
 {
 	struct kprof_flight *f = kprof_flight_get(sk);
 
-	if (f)
-		WRITE_ONCE(f->role, KPROF_ROLE_CLIENT);
+	if (!f)
+		return;
+	/*
+	 * Connecting again after a disconnect (or the address's last socket
+	 * gone unseen, as in kprof_tcp_send()): a new connection, whose
+	 * requests and health start from nothing.
+	 */
+	if (READ_ONCE(f->tracked) == KPROF_FL_CLOSED &&
+	    kprof_flight_mark(f, KPROF_FL_CLOSED, KPROF_FL_UNTRACKED)) {
+		if (xchg(&f->start_ns, 0))
+			kprof_agg_count(KPROF_CNT_ABANDONED);
+		WRITE_ONCE(f->retx, 0);
+	}
+	WRITE_ONCE(f->role, KPROF_ROLE_CLIENT);
 }
 
 static void notrace kprof_tcp_complete(struct sock *sk,
@@ -656,7 +758,7 @@ static DEFINE_PER_CPU(u64, kprof_health_missed);
  * @n events @what on @sk, from a tracepoint (kprof_tcp_tp.c): counted on
  * the row of stack 0 of its endpoint, role and views, for a socket that
  * is tracked (it started a request that the configuration wanted) until
- * its close.  Any context: often softirq, where current is not the
+ * it is destroyed.  Any context: often softirq, where current is not the
  * socket's owner, so the views are those of its last request's start.
  */
 
@@ -678,7 +780,7 @@ void notrace kprof_tcp_health(const struct sock *sk, enum kprof_health what,
 		return;
 	}
 	f = kprof_flight_find(sk);
-	if (!f || !READ_ONCE(f->tracked))
+	if (!f || READ_ONCE(f->tracked) == KPROF_FL_UNTRACKED)
 		goto out;
 	views = READ_ONCE(f->views);
 	vgen = READ_ONCE(f->vgen);
@@ -742,7 +844,7 @@ static void kprof_on_close(struct pt_regs *regs)
 {
 	u64 t0 = kprof_guard_begin(KPROF_COST_CLOSE);
 
-	kprof_flight_put((struct sock *)kprof_probe_arg(regs, 0));
+	kprof_flight_close((struct sock *)kprof_probe_arg(regs, 0));
 	kprof_guard_end(KPROF_COST_CLOSE, t0);
 }
 
@@ -775,6 +877,42 @@ static int kprof_pre_cleanup_rbuf(struct kprobe *p, struct pt_regs *regs)
 static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
 {
 	return kprof_hook(kprof_on_close, regs);
+}
+
+/*
+ * The end of @sk's slot: from the kprobe on tcp_v4_destroy_sock() and
+ * from the tracepoint tcp:tcp_destroy_sock inside it, where the kernel
+ * has it (kprof_tcp_tp.c; the second call finds nothing).  The kprobe
+ * alone can miss an end: the kprobes core drops a hit while another
+ * kprobe's handler runs on the CPU, as a destruction in softirq does
+ * that interrupts a kprobe on ftrace (their handlers run with interrupts
+ * on).  The tracepoint is never missed.  Also when another handler of
+ * kprofmod runs on this CPU (interrupting the hot hooks' handler), the
+ * slot goes: else it would meet the next socket at that address.  The
+ * table's operations hold against any interleaving; only the per-CPU
+ * counts may not be written then (a request still in flight, of a
+ * socket destroyed without a close, goes uncounted).
+ */
+void notrace kprof_tcp_destroyed(const struct sock *sk)
+{
+	u64 t0;
+
+	if (!kprof_tcp_on())
+		return;
+	if (!kprof_tcp_enter()) {
+		kprof_flight_put(sk, false);
+		return;
+	}
+	t0 = kprof_guard_begin(KPROF_COST_CLOSE);
+	kprof_flight_put(sk, true);
+	kprof_guard_end(KPROF_COST_CLOSE, t0);
+	kprof_tcp_leave();
+}
+
+static int kprof_pre_destroy(struct kprobe *p, struct pt_regs *regs)
+{
+	kprof_tcp_destroyed((struct sock *)kprof_probe_arg(regs, 0));
+	return 0;
 }
 
 static int kprof_recvmsg_entry(struct kretprobe_instance *ri,
@@ -847,7 +985,7 @@ static struct kprobe kprof_kp_disconnect = {
 
 static struct kprobe kprof_kp_destroy = {
 	.symbol_name = "tcp_v4_destroy_sock",
-	.pre_handler = kprof_pre_close,
+	.pre_handler = kprof_pre_destroy,
 };
 
 static struct kretprobe kprof_krp_recvmsg = {
@@ -1130,8 +1268,8 @@ bool kprof_tcp_start_possible(void)
 	       (kprof_attached & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
 				  KPROF_ATTACH___TCP_CLEANUP_RBUF |
 				  KPROF_ATTACH_TCP_RECVMSG_RET)) &&
-	       (kprof_attached & (KPROF_ATTACH_TCP_CLOSE |
-				  KPROF_ATTACH_TCP_DESTROY_SOCK));
+	       (kprof_attached & (KPROF_ATTACH_TCP_DESTROY_SOCK |
+				  KPROF_ATTACH_TP_DESTROY_SOCK));
 }
 
 /*
@@ -1268,6 +1406,14 @@ int kprof_tcp_start(void)
 	if (ret)
 		return ret;
 	kprof_tp_armed = kprof_tcp_tp_arm();
+	/* a tracked socket's slot goes only at its destruction */
+	if (!((kprof_attached & KPROF_ATTACH_TCP_DESTROY_SOCK) ||
+	      (kprof_tp_armed & KPROF_ATTACH_TP_DESTROY_SOCK))) {
+		kprof_tcp_disarm();
+		kprof_tcp_tp_disarm(kprof_tp_armed);
+		kprof_tp_armed = 0;
+		return -EOPNOTSUPP;
+	}
 	/* the table was cleared at load or by the last stop */
 	smp_store_release(&kprof_running, true);
 	return 0;
@@ -1285,6 +1431,7 @@ void kprof_tcp_stop(void)
 	memset(kprof_flights, 0, array_size(kprof_inflight_max,
 					    sizeof(*kprof_flights)));
 	atomic_set(&kprof_nr_flights, 0);
+	atomic_set(&kprof_nr_closed, 0);
 	atomic_set(&kprof_nr_dead, 0);
 }
 

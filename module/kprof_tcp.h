@@ -17,6 +17,7 @@ bool kprof_tcp_start_possible(void);
 u32 kprof_tcp_attach(void);
 bool kprof_tcp_ftrace(void);
 u32 kprof_tcp_inflight(void);
+u32 kprof_tcp_inflight_closed(void);
 u32 kprof_tcp_inflight_dead(void);
 
 /* kprof_tcp_tp.c: the health counters' tracepoints */
@@ -24,6 +25,7 @@ enum kprof_health;
 struct sock;
 void kprof_tcp_health(const struct sock *sk, enum kprof_health what, u32 n);
 u64 kprof_tcp_health_missed(void);
+void kprof_tcp_destroyed(const struct sock *sk);
 u32 kprof_tcp_tp_init(void);
 u32 kprof_tcp_tp_arm(void);
 void kprof_tcp_tp_disarm(u32 armed);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * TCP health from the kernel's tracepoints: retransmitted segments and
- * resets, per endpoint, beside the latency rows (kprof_tcp_health()).
+ * resets, per endpoint, beside the latency rows (kprof_tcp_health()); and
+ * each socket's end (kprof_tcp_destroyed()), where the tracepoint is.
  *
  * The probes are registered when TCP tracing starts and unregistered
  * when it stops, as the kprobes are: nothing of kprofmod is on the
@@ -64,6 +65,14 @@ static void notrace kprof_tp_receive_reset(KPROF_TP_RECEIVE_RESET_PROTO)
 }
 #endif
 
+#if KPROF_HAVE_TP_DESTROY_SOCK
+static void notrace kprof_tp_destroy_sock(KPROF_TP_DESTROY_SOCK_PROTO)
+{
+	KPROF_TP_CHECK(tcp_destroy_sock, kprof_tp_destroy_sock);
+	kprof_tcp_destroyed(sk);
+}
+#endif
+
 static struct kprof_tp {
 	const char *name;
 	void *probe;
@@ -80,6 +89,10 @@ static struct kprof_tp {
 #if KPROF_HAVE_TP_RECEIVE_RESET
 	{ "tcp_receive_reset", kprof_tp_receive_reset,
 	  KPROF_ATTACH_TP_RECEIVE_RESET },
+#endif
+#if KPROF_HAVE_TP_DESTROY_SOCK
+	{ "tcp_destroy_sock", kprof_tp_destroy_sock,
+	  KPROF_ATTACH_TP_DESTROY_SOCK },
 #endif
 };
 
@@ -102,6 +115,9 @@ u32 kprof_tcp_tp_init(void)
 	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++) {
 		if (kprof_tps[i].tp)
 			bits |= kprof_tps[i].bit;
+		else if (kprof_tps[i].bit == KPROF_ATTACH_TP_DESTROY_SOCK)
+			pr_info("no tracepoint tcp:%s: sockets' ends through the kprobe only\n",
+				kprof_tps[i].name);
 		else
 			pr_info("no tracepoint tcp:%s: its health counter stays 0\n",
 				kprof_tps[i].name);

@@ -72,6 +72,10 @@ TEST_F(dev, get_info_contents)
 	EXPECT_TRUE(info.attach & (KPROF_ATTACH_TCP_CLEANUP_RBUF |
 				   KPROF_ATTACH___TCP_CLEANUP_RBUF |
 				   KPROF_ATTACH_TCP_RECVMSG_RET));
+	/* a socket's end: the kprobe, and the tracepoint where there is one */
+	EXPECT_TRUE(info.attach & KPROF_ATTACH_TCP_DESTROY_SOCK);
+	if (info.features & KPROF_FEAT_TCP_HEALTH)
+		EXPECT_TRUE(info.attach & KPROF_ATTACH_TP_DESTROY_SOCK);
 	EXPECT_EQ(0, info.running);
 	EXPECT_LT(0, info.mmap_size);
 	EXPECT_EQ(0, info.mmap_size % sysconf(_SC_PAGESIZE));

@@ -3,7 +3,8 @@
  * TCP health per endpoint (API 3.2): retransmitted segments against the
  * kernel's own TcpRetransSegs, over a veth pair into a network namespace
  * with netem dropping 5% of the packets each way; resets received on a
- * client whose server closes with SO_LINGER 0; a clean endpoint at zero.
+ * client whose server closes with SO_LINGER 0, and sent on the server's
+ * rows by that close (API 3.3); a clean endpoint at zero.
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -325,7 +326,10 @@ TEST_F(health, retransmits_match_the_kernels_count)
 	EXPECT_EQ(0, s1.rst_recv - s0.rst_recv);
 }
 
-/* A server that answers by a reset: SO_LINGER 0, then close. */
+/*
+ * A server that answers a connection's first request, and its second by
+ * a reset: SO_LINGER 0, then close (the reset is sent inside close()).
+ */
 static void *rst_server(void *arg)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
@@ -334,18 +338,24 @@ static void *rst_server(void *arg)
 	int fd;
 
 	while ((fd = accept(s->lfd, NULL, NULL)) >= 0) {
-		if (!read_full(fd, buf, sizeof(buf)))
+		if (!read_full(fd, buf, sizeof(buf)) &&
+		    send(fd, buf, sizeof(buf), 0) == sizeof(buf) &&
+		    !read_full(fd, buf, sizeof(buf)))
 			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		close(fd);
 	}
 	return NULL;
 }
 
-TEST_F(health, resets_received_on_the_clients_row)
+TEST_F(health, resets_sent_and_received)
 {
 	struct server s = { 0 }, clean = { .respond = 1 };
-	struct sums c0, c1, k0, k1;
+	struct sums c0, c1, k0, k1, v0[3], v1[3];
+	struct sockaddr_in a;
+	socklen_t len;
 	char buf[REQ_LEN] = "kprof";
+	uint16_t cport[3];
+	uint64_t sent = 0;
 	int i, fd;
 
 	s.lfd = loopback_listen(AF_INET, 8, &s.port);
@@ -358,6 +368,13 @@ TEST_F(health, resets_received_on_the_clients_row)
 	for (i = 0; i < 3; i++) {
 		fd = client_connect(AF_INET, s.port);
 		ASSERT_LE(0, fd);
+		len = sizeof(a);
+		ASSERT_EQ(0, getsockname(fd, (void *)&a, &len));
+		cport[i] = ntohs(a.sin_port);
+		sum_rows(&self->ex, "127.0.0.1", cport[i], KPROF_ROLE_SERVER,
+			 &v0[i]);
+		ASSERT_EQ(sizeof(buf), send(fd, buf, sizeof(buf), 0));
+		ASSERT_EQ(0, read_full(fd, buf, sizeof(buf)));
 		ASSERT_EQ(sizeof(buf), send(fd, buf, sizeof(buf), 0));
 		/* the reset ends the read */
 		EXPECT_GE(0, recv(fd, buf, sizeof(buf), 0));
@@ -371,14 +388,25 @@ TEST_F(health, resets_received_on_the_clients_row)
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	sum_rows(&self->ex, "127.0.0.1", s.port, KPROF_ROLE_CLIENT, &c1);
 	sum_rows(&self->ex, "127.0.0.1", clean.port, KPROF_ROLE_CLIENT, &k1);
+	for (i = 0; i < 3; i++) {
+		sum_rows(&self->ex, "127.0.0.1", cport[i], KPROF_ROLE_SERVER,
+			 &v1[i]);
+		sent += v1[i].rst_sent - v0[i].rst_sent;
+	}
 	server_stop(&clean);
 	shutdown(s.lfd, SHUT_RDWR);
 	close(s.lfd);
 	pthread_join(s.thread, NULL);
 
+	/* the client's row: the answered requests, and the resets */
 	EXPECT_EQ(3, c1.rst_recv - c0.rst_recv);
-	EXPECT_EQ(0, c1.count - c0.count);	/* never answered */
+	EXPECT_EQ(3, c1.count - c0.count);
 	EXPECT_EQ(0, c1.retx - c0.retx);
+	EXPECT_EQ(0, c1.rst_sent - c0.rst_sent);
+	/* the server's rows: the resets its close() sent (API 3.3) */
+	EXPECT_EQ(3, sent);
+	/* and every socket's slot goes once it is destroyed */
+	EXPECT_EQ(0, kp_wait_closed_destroyed(self->fd));
 	/* the clean endpoint: its requests, and no trouble */
 	EXPECT_EQ(5, k1.count - k0.count);
 	EXPECT_EQ(0, k1.retx - k0.retx);

@@ -540,6 +540,25 @@ static inline int cmp_u64(const void *a, const void *b)
 }
 
 /* The stack @id in the export, or NULL. */
+/*
+ * Wait until no closed socket's slot waits for the socket's destruction
+ * (kprof_stats.inflight_closed, API 3.3): 0, or -1 after 10 s.
+ */
+static inline int kp_wait_closed_destroyed(int fd)
+{
+	struct kprof_stats st;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (kprof_get_stats(fd, &st))
+			return -1;
+		if (!st.inflight_closed)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
 static inline const struct kprof_stack *find_stack(const struct export *e,
 						   uint32_t id)
 {

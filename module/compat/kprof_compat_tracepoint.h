@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* kprofmod compat: TCP's tracepoints, for the health counters. */
+/* kprofmod compat: TCP's tracepoints, for the health counters and ends. */
 #ifndef _KPROF_COMPAT_TRACEPOINT_H
 #define _KPROF_COMPAT_TRACEPOINT_H
 
@@ -38,9 +38,18 @@
 	(KPROF_HAVE_TP_RETRANSMIT || KPROF_HAVE_TP_RETRANSMIT_ERR)
 #define KPROF_HAVE_TP_SEND_RESET_ANY \
 	(KPROF_HAVE_TP_SEND_RESET || KPROF_HAVE_TP_SEND_RESET_REASON)
+/*
+ * tcp:tcp_destroy_sock, the first call of tcp_v4_destroy_sock() (and so of
+ * every TCP socket's destruction, IPv6 included), came with the same
+ * series in v4.15; its prototype has not changed since.  A socket's end
+ * through it is never missed, where a kprobe on tcp_v4_destroy_sock() is
+ * when it hits while another kprobe's handler runs on the CPU (a softirq
+ * that interrupts a kprobe on ftrace, whose handler runs with interrupts
+ * on): see kprof_tcp.c.
+ */
 #define KPROF_HAVE_TCP_TRACEPOINTS \
 	(KPROF_HAVE_TP_RETRANSMIT_ANY || KPROF_HAVE_TP_SEND_RESET_ANY || \
-	 KPROF_HAVE_TP_RECEIVE_RESET)
+	 KPROF_HAVE_TP_RECEIVE_RESET || KPROF_HAVE_TP_DESTROY_SOCK)
 
 #if KPROF_HAVE_TCP_TRACEPOINTS
 #include <trace/events/tcp.h>
@@ -66,6 +75,7 @@
 #endif
 
 #define KPROF_TP_RECEIVE_RESET_PROTO	void *data, struct sock *sk
+#define KPROF_TP_DESTROY_SOCK_PROTO	void *data, struct sock *sk
 
 /* In @probe: @probe is what register_trace_@name() takes, or no build. */
 #define KPROF_TP_CHECK(name, probe)					\

@@ -46,7 +46,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		3
-#define KPROF_API_MINOR		2
+#define KPROF_API_MINOR		3
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -89,6 +89,8 @@
 #define KPROF_ATTACH_TP_RETRANSMIT	_BITUL(9)	/* tcp:tcp_retransmit_skb */
 #define KPROF_ATTACH_TP_SEND_RESET	_BITUL(10)	/* tcp:tcp_send_reset */
 #define KPROF_ATTACH_TP_RECEIVE_RESET	_BITUL(11)	/* tcp:tcp_receive_reset */
+/* API 3.3: tcp:tcp_destroy_sock, besides the kprobe of bit 4 */
+#define KPROF_ATTACH_TP_DESTROY_SOCK	_BITUL(12)
 
 /* What runs, kprof_info.running and kprof_ctl.what. */
 #define KPROF_RUN_TCP		_BITUL(0)
@@ -380,7 +382,8 @@ struct kprof_snapshot {
 /**
  * struct kprof_stats - KPROF_IOC_GET_STATS: counters since load
  * @size:		caller's sizeof
- * @inflight:		sockets with state in the in-flight table now
+ * @inflight:		open sockets with state in the in-flight table now
+ *			(since API 3.3: not those closed, @inflight_closed)
  * @requests:		requests completed
  * @abandoned:		requests in flight when their socket closed
  * @drops_inflight:	requests not tracked: in-flight table full
@@ -424,7 +427,12 @@ struct kprof_snapshot {
  * @inflight_dead:	in-flight table slots of closed sockets not yet
  *			reclaimed (a slot is reclaimed once no live slot of
  *			its probe sequence follows it)
- * @reserved2:		zero
+ * @inflight_closed:	(since API 3.3; zero before) in-flight table slots
+ *			of tracked sockets closed but not yet destroyed: a
+ *			slot stays until then, so that what the kernel
+ *			still does for the socket (the reset its close
+ *			sends, the retransmits of the data left behind)
+ *			counts on its endpoint's row
  * (since API 3.2)
  * @health_missed:	TCP health events (see struct kprof_tcp_row) not
  *			counted: they came in softirq while a TCP handler
@@ -460,7 +468,7 @@ struct kprof_stats {
 	__u64 shed_stacks;
 	__u64 shed_requests;
 	__u32 inflight_dead;
-	__u32 reserved2;
+	__u32 inflight_closed;
 	__u64 health_missed;
 };
 
