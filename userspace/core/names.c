@@ -17,7 +17,7 @@ static const char *const attach[] = {
 	"tcp_sendmsg", "tcp_cleanup_rbuf", "__tcp_cleanup_rbuf",
 	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
 	"tcp_sendpage", "tcp_disconnect", "tcp:tcp_retransmit_skb",
-	"tcp:tcp_send_reset", "tcp:tcp_receive_reset",
+	"tcp:tcp_send_reset", "tcp:tcp_receive_reset", "tcp:tcp_destroy_sock",
 };
 
 static const char *const run[] = {

@@ -191,6 +191,8 @@ static json_object *status_json(const struct kp_status *s)
 	json_object_object_add(d, "used", json_object_new_int64(st->inflight));
 	json_object_object_add(d, "dead",
 			       json_object_new_int64(st->inflight_dead));
+	json_object_object_add(d, "closed",
+			       json_object_new_int64(st->inflight_closed));
 	json_object_object_add(d, "max",
 			       json_object_new_int64(s->info.inflight_max));
 	json_object_object_add(t, "inflight", d);
@@ -312,9 +314,9 @@ void kp_status_text(const struct kp_status *s)
 		printf(", pid %u", s->cfg.tgid);
 	if (s->cfg.cgroup_id)
 		printf(", cgroup %" PRIu64, (uint64_t)s->cfg.cgroup_id);
-	printf("\n  tables:     in flight %u/%u (%u dead), stacks %u/%u\n",
-	       st->inflight, s->info.inflight_max, st->inflight_dead,
-	       st->stacks, s->info.stacks_max);
+	printf("\n  tables:     in flight %u/%u (%u closed, %u dead), stacks %u/%u\n",
+	       st->inflight, s->info.inflight_max, st->inflight_closed,
+	       st->inflight_dead, st->stacks, s->info.stacks_max);
 	printf("  counters:   requests %" PRIu64 " (abandoned %" PRIu64
 	       "), samples %" PRIu64 " (idle %" PRIu64 "), intervals %" PRIu64
 	       "\n", (uint64_t)st->requests, (uint64_t)st->abandoned,
