@@ -539,7 +539,6 @@ static inline int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The stack @id in the export, or NULL. */
 /*
  * Wait until no closed socket's slot waits for the socket's destruction
  * (kprof_stats.inflight_closed, API 3.3): 0, or -1 after 10 s.
@@ -559,6 +558,7 @@ static inline int kp_wait_closed_destroyed(int fd)
 	return -1;
 }
 
+/* The stack @id in the export, or NULL. */
 static inline const struct kprof_stack *find_stack(const struct export *e,
 						   uint32_t id)
 {

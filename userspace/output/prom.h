@@ -42,13 +42,13 @@
 extern const uint64_t kp_prom_le_ns[KP_PROM_NR_LE];
 extern const char *const kp_prom_le_text[KP_PROM_NR_LE];
 
-/* One latency histogram series: an endpoint and role, or "other". */
 /* struct kprof_tcp_row's health counters, in its order */
 enum kp_prom_health {
 	KP_PROM_RETX, KP_PROM_RTO, KP_PROM_RST_SENT, KP_PROM_RST_RECV,
 	KP_PROM_AFTER_RETX, KP_PROM_HEALTH_NR
 };
 
+/* One latency histogram series: an endpoint and role, or "other". */
 struct kp_prom_ep {
 	uint16_t family;
 	uint16_t rport;
