@@ -116,6 +116,19 @@ static __always_inline u32 kprof_tcp_slot_of(struct kprof_interval *iv,
 	return U32_MAX;
 }
 
+/* One more time of @lat_ns in @s: count, sum, extremes, histogram. */
+static __always_inline void kprof_tcp_slot_time(struct kprof_tcp_slot *s,
+						u64 lat_ns)
+{
+	s->count++;
+	s->sum_ns += lat_ns;
+	if (lat_ns < s->min_ns)
+		s->min_ns = lat_ns;
+	if (lat_ns > s->max_ns)
+		s->max_ns = lat_ns;
+	s->hist[kprof_hist_bucket(lat_ns)]++;
+}
+
 /*
  * Count a request of @key that took @lat_ns in this CPU's open interval.
  * @hint: where the caller last found a row of this key, on whichever CPU
@@ -140,15 +153,23 @@ u32 notrace kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns,
 	s = &iv->rows[slot];
 	if (unlikely(after_retransmit))
 		s->health[KPROF_HEALTH_AFTER_RETRANSMIT]++;
-	s->count++;
-	s->sum_ns += lat_ns;
-	if (lat_ns < s->min_ns)
-		s->min_ns = lat_ns;
-	if (lat_ns > s->max_ns)
-		s->max_ns = lat_ns;
-	s->hist[kprof_hist_bucket(lat_ns)]++;
+	kprof_tcp_slot_time(s, lat_ns);
 	iv->counters[KPROF_CNT_REQUESTS]++;
 	return slot;
+}
+
+/*
+ * Count a connect of @key (role KPROF_ROLE_CONNECT) that took @lat_ns:
+ * a row's times, not a request.
+ */
+void notrace kprof_agg_tcp_connect(const struct kprof_tcp_key *key,
+				   u64 lat_ns)
+{
+	struct kprof_interval *iv = kprof_cur_interval();
+	u32 slot = kprof_tcp_slot_of(iv, key, U32_MAX);
+
+	if (slot != U32_MAX)
+		kprof_tcp_slot_time(&iv->rows[slot], lat_ns);
 }
 
 /*

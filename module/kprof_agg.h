@@ -54,6 +54,9 @@ enum kprof_health {
 	KPROF_HEALTH_RESETS_SENT,
 	KPROF_HEALTH_RESETS_RECEIVED,
 	KPROF_HEALTH_AFTER_RETRANSMIT,
+	KPROF_HEALTH_CONNECTS_REFUSED,	/* on KPROF_ROLE_CONNECT rows */
+	KPROF_HEALTH_CONNECTS_TIMEDOUT,
+	KPROF_HEALTH_CONNECTS_FAILED,
 	KPROF_HEALTH_NR
 };
 
@@ -72,6 +75,7 @@ int kprof_agg_init(void);
 void kprof_agg_exit(void);
 u32 kprof_agg_tcp_add(const struct kprof_tcp_key *key, u64 lat_ns, u32 hint,
 		      bool after_retransmit);
+void kprof_agg_tcp_connect(const struct kprof_tcp_key *key, u64 lat_ns);
 u32 kprof_agg_tcp_health(const struct kprof_tcp_key *key,
 			 enum kprof_health what, u32 n, u32 hint);
 void kprof_agg_count(enum kprof_counter c);

@@ -243,6 +243,9 @@ add:
 	r->resets_sent += s->health[KPROF_HEALTH_RESETS_SENT];
 	r->resets_received += s->health[KPROF_HEALTH_RESETS_RECEIVED];
 	r->after_retransmit += s->health[KPROF_HEALTH_AFTER_RETRANSMIT];
+	r->connects_refused += s->health[KPROF_HEALTH_CONNECTS_REFUSED];
+	r->connects_timedout += s->health[KPROF_HEALTH_CONNECTS_TIMEDOUT];
+	r->connects_failed += s->health[KPROF_HEALTH_CONNECTS_FAILED];
 	r->min_ns = min(r->min_ns, s->min_ns);
 	r->max_ns = max(r->max_ns, s->max_ns);
 	/* only the buckets between the slot's min and max can be non-zero */

@@ -69,8 +69,18 @@ struct kprof_flight {
 	u8 tracked;		/* KPROF_FL_*: is the socket wanted? */
 	u8 retx;		/* retransmitted while the request is in flight */
 	u32 vgen;		/* kprof_run_config.gen of that check */
-	u32 row;		/* kprof_agg_tcp_add()'s hint */
+	u32 row;		/* kprof_agg_tcp_add()'s hint, or KPROF_CONN_* */
 };
+
+/*
+ * While a timed connect is under way, kprof_flight.row holds its start in
+ * units of 2^KPROF_CONN_SHIFT ns, modulo 2^31, with KPROF_CONN_BIT set
+ * (never U32_MAX, "no hint").  No request can complete before the socket
+ * is established, so the hint is not needed until then, and a hint never
+ * has that bit (a table is far smaller).  A flight stays 32 bytes.
+ */
+#define KPROF_CONN_BIT		BIT(31)
+#define KPROF_CONN_SHIFT	8
 
 /* kprof_flight.tracked */
 #define KPROF_FL_UNTRACKED	0
@@ -435,8 +445,9 @@ static bool kprof_port_in(u16 port, const u16 *ports, u16 n)
 	return false;
 }
 
-static bool kprof_sk_wanted(const struct kprof_run_config *rc,
-			    const struct sock *sk, u8 role)
+/* Inlined: a send's check; the connect's copy is off the hot path. */
+static __always_inline bool kprof_sk_wanted(const struct kprof_run_config *rc,
+					    const struct sock *sk, u8 role)
 {
 	const struct kprof_config *c = &rc->c;
 	u8 fam;
@@ -668,7 +679,9 @@ static void notrace kprof_tcp_send(struct sock *sk)
 
 static void kprof_tcp_connect(struct sock *sk)
 {
+	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
 	struct kprof_flight *f = kprof_flight_get(sk);
+	u32 t;
 
 	if (!f)
 		return;
@@ -684,6 +697,85 @@ static void kprof_tcp_connect(struct sock *sk)
 		WRITE_ONCE(f->retx, 0);
 	}
 	WRITE_ONCE(f->role, KPROF_ROLE_CLIENT);
+	/*
+	 * Time the connect of a client the configuration wants, in the
+	 * views of the process connecting (the SYN is sent, the local port
+	 * bound).  The socket is tracked from now: the SYN's retransmits
+	 * and the reset that may refuse it count on its endpoint's row.
+	 */
+	if (!rc || !kprof_sk_wanted(rc, sk, KPROF_ROLE_CLIENT) ||
+	    kprof_guard_skip_request())
+		return;
+	WRITE_ONCE(f->views, rc->views ? kprof_sk_views(rc, sk, rc->views) : 0);
+	WRITE_ONCE(f->vgen, rc->gen);
+	if (READ_ONCE(f->tracked) != KPROF_FL_TRACKED)
+		kprof_flight_track(f);
+	/* only sock:inet_sock_set_state ends a connect */
+	if (!(kprof_tp_armed & KPROF_ATTACH_TP_SET_STATE))
+		return;
+	t = (u32)(kprof_tcp_now() >> KPROF_CONN_SHIFT) | KPROF_CONN_BIT;
+	WRITE_ONCE(f->row, t == U32_MAX ? t - 1 : t);
+}
+
+/* Health events and connect ends that found a TCP handler running here. */
+static DEFINE_PER_CPU(u64, kprof_health_missed);
+
+/*
+ * @sk left SYN_SENT (sock:inet_sock_set_state, kprof_tcp_tp.c): to
+ * ESTABLISHED (@ok), or closed with its error @err (0: the application
+ * closed or disconnected it).  Counted on its endpoint's row of role
+ * KPROF_ROLE_CONNECT if kprof_tcp_connect() timed it.  Any context: the
+ * SYN-ACK's or the reset's softirq, the SYN's retransmit timer, a close.
+ * The socket is alive and its state changing, so its slot cannot change
+ * hands: the start is taken with one exchange, as a send's is.
+ */
+void notrace kprof_tcp_connected(const struct sock *sk, bool ok, int err)
+{
+	const struct kprof_run_config *rc;
+	struct kprof_tcp_key key = { 0 };
+	enum kprof_health why;
+	struct kprof_flight *f;
+	u32 t, d, vgen;
+	u64 t0;
+	u8 views;
+
+	if (!kprof_tcp_on())
+		return;
+	f = kprof_flight_find(sk);
+	if (!f)
+		return;
+	t = READ_ONCE(f->row);
+	if (!(t & KPROF_CONN_BIT) || t == U32_MAX)
+		return;
+	views = READ_ONCE(f->views);
+	vgen = READ_ONCE(f->vgen);
+	if (cmpxchg(&f->row, t, U32_MAX) != t)
+		return;
+	d = ((u32)(kprof_tcp_now() >> KPROF_CONN_SHIFT) - t) &
+	    (KPROF_CONN_BIT - 1);
+	if (!kprof_tcp_enter()) {
+		this_cpu_inc(kprof_health_missed);
+		return;
+	}
+	t0 = kprof_guard_begin(KPROF_COST_CONNECT);
+	kprof_sk_endpoint(sk, &key);
+	key.role = KPROF_ROLE_CONNECT;
+	rc = rcu_dereference_sched(kprof_cfg);
+	if (rc && rc->views)
+		key.views = kprof_views_at_end(rc, sk, views, vgen);
+	if (ok) {
+		kprof_agg_tcp_connect(&key, (u64)d << KPROF_CONN_SHIFT);
+	} else {
+		if (err == ECONNREFUSED)
+			why = KPROF_HEALTH_CONNECTS_REFUSED;
+		else if (err == ETIMEDOUT)
+			why = KPROF_HEALTH_CONNECTS_TIMEDOUT;
+		else
+			why = KPROF_HEALTH_CONNECTS_FAILED;
+		kprof_agg_tcp_health(&key, why, 1, U32_MAX);
+	}
+	kprof_guard_end(KPROF_COST_CONNECT, t0);
+	kprof_tcp_leave();
 }
 
 static void notrace kprof_tcp_complete(struct sock *sk,
@@ -750,9 +842,6 @@ static void notrace kprof_tcp_complete(struct sock *sk,
 	WRITE_ONCE(f->row, kprof_agg_tcp_add(&key, now, READ_ONCE(f->row),
 					     retx));
 }
-
-/* Health events that found a TCP handler running on their CPU. */
-static DEFINE_PER_CPU(u64, kprof_health_missed);
 
 /*
  * @n events @what on @sk, from a tracepoint (kprof_tcp_tp.c): counted on

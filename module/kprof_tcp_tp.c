@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * TCP health from the kernel's tracepoints: retransmitted segments and
- * resets, per endpoint, beside the latency rows (kprof_tcp_health()); and
- * each socket's end (kprof_tcp_destroyed()), where the tracepoint is.
+ * resets, per endpoint, beside the latency rows (kprof_tcp_health()); the
+ * end of each connect (kprof_tcp_connected()); and each socket's end
+ * (kprof_tcp_destroyed()), where the tracepoints are.
  *
  * The probes are registered when TCP tracing starts and unregistered
  * when it stops, as the kprobes are: nothing of kprofmod is on the
@@ -73,8 +74,28 @@ static void notrace kprof_tp_destroy_sock(KPROF_TP_DESTROY_SOCK_PROTO)
 }
 #endif
 
+#if KPROF_HAVE_TP_SET_STATE
+/*
+ * Every state change of every inet socket: only a TCP socket's leaving
+ * SYN_SENT goes further.  A failed connect's error is set before
+ * tcp_done() closes the socket (tcp_reset(), tcp_write_err(), an ICMP
+ * error in tcp_v4_err()), and stays 0 when the application closed it.
+ */
+static void notrace kprof_tp_set_state(KPROF_TP_SET_STATE_PROTO)
+{
+	KPROF_TP_CHECK(inet_sock_set_state, kprof_tp_set_state);
+	if (likely(oldstate != TCP_SYN_SENT) ||
+	    sk->sk_protocol != IPPROTO_TCP)
+		return;
+	if (newstate == TCP_ESTABLISHED)
+		kprof_tcp_connected(sk, true, 0);
+	else if (newstate == TCP_CLOSE)
+		kprof_tcp_connected(sk, false, READ_ONCE(sk->sk_err));
+}
+#endif
+
 static struct kprof_tp {
-	const char *name;
+	const char *name;	/* in tcp:, but for inet_sock_set_state */
 	void *probe;
 	u32 bit;
 	struct tracepoint *tp;
@@ -93,6 +114,10 @@ static struct kprof_tp {
 #if KPROF_HAVE_TP_DESTROY_SOCK
 	{ "tcp_destroy_sock", kprof_tp_destroy_sock,
 	  KPROF_ATTACH_TP_DESTROY_SOCK },
+#endif
+#if KPROF_HAVE_TP_SET_STATE
+	{ "inet_sock_set_state", kprof_tp_set_state,
+	  KPROF_ATTACH_TP_SET_STATE },
 #endif
 };
 
@@ -118,6 +143,9 @@ u32 kprof_tcp_tp_init(void)
 		else if (kprof_tps[i].bit == KPROF_ATTACH_TP_DESTROY_SOCK)
 			pr_info("no tracepoint tcp:%s: sockets' ends through the kprobe only\n",
 				kprof_tps[i].name);
+		else if (kprof_tps[i].bit == KPROF_ATTACH_TP_SET_STATE)
+			pr_info("no tracepoint sock:%s: no connect rows\n",
+				kprof_tps[i].name);
 		else
 			pr_info("no tracepoint tcp:%s: its health counter stays 0\n",
 				kprof_tps[i].name);
@@ -137,7 +165,7 @@ void kprof_tcp_tp_disarm(u32 armed)
 		if ((armed & kprof_tps[i].bit) &&
 		    tracepoint_probe_unregister(kprof_tps[i].tp,
 						kprof_tps[i].probe, NULL))
-			pr_warn("cannot unregister from tcp:%s\n",
+			pr_warn("cannot unregister from %s\n",
 				kprof_tps[i].name);
 	if (armed)
 		tracepoint_synchronize_unregister();
@@ -156,7 +184,7 @@ u32 kprof_tcp_tp_arm(void)
 		ret = tracepoint_probe_register(kprof_tps[i].tp,
 						kprof_tps[i].probe, NULL);
 		if (ret) {
-			pr_warn_ratelimited("cannot register on tcp:%s (%d)\n",
+			pr_warn_ratelimited("cannot register on %s (%d)\n",
 					    kprof_tps[i].name, ret);
 			continue;
 		}

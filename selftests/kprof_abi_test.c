@@ -52,7 +52,7 @@ TEST_F(dev, device_mode_is_0600_root)
 #define ALL_FEATURES	(KPROF_FEAT_TCP_LATENCY | KPROF_FEAT_USER_STACKS | \
 			 KPROF_FEAT_KSYMS | KPROF_FEAT_CPU_SAMPLING | \
 			 KPROF_FEAT_CGROUP | KPROF_FEAT_GUARD | \
-			 KPROF_FEAT_TCP_HEALTH)
+			 KPROF_FEAT_TCP_HEALTH | KPROF_FEAT_TCP_CONNECT)
 
 TEST_F(dev, get_info_contents)
 {
@@ -76,6 +76,9 @@ TEST_F(dev, get_info_contents)
 	EXPECT_TRUE(info.attach & KPROF_ATTACH_TCP_DESTROY_SOCK);
 	if (info.features & KPROF_FEAT_TCP_HEALTH)
 		EXPECT_TRUE(info.attach & KPROF_ATTACH_TP_DESTROY_SOCK);
+	/* connect rows come from one tracepoint (API 3.4) */
+	EXPECT_EQ(!!(info.features & KPROF_FEAT_TCP_CONNECT),
+		  !!(info.attach & KPROF_ATTACH_TP_SET_STATE));
 	EXPECT_EQ(0, info.running);
 	EXPECT_LT(0, info.mmap_size);
 	EXPECT_EQ(0, info.mmap_size % sysconf(_SC_PAGESIZE));

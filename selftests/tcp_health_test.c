@@ -7,6 +7,7 @@
  * rows by that close (API 3.3); a clean endpoint at zero.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -105,6 +106,7 @@ static int drained(int fd)
 
 struct sums {
 	uint64_t count, retx, rto, rst_sent, rst_recv, after;
+	uint64_t sum_ns, max_ns, refused, timedout, failed;
 };
 
 /* The cumulative rows of (@raddr, @rport, @role) in the module's mapping. */
@@ -130,6 +132,14 @@ static void sum_rows(struct export *e, const char *raddr, uint16_t rport,
 		s->rst_sent += r->resets_sent;
 		s->rst_recv += r->resets_received;
 		s->after += r->after_retransmit;
+		s->sum_ns += r->sum_ns;
+		if (r->count && r->max_ns > s->max_ns)
+			s->max_ns = r->max_ns;
+		if (h->tcp_row_size < KPROF_TCP_ROW_SIZE_VER2)
+			continue;
+		s->refused += r->connects_refused;
+		s->timedout += r->connects_timedout;
+		s->failed += r->connects_failed;
 	}
 }
 
@@ -169,6 +179,24 @@ FIXTURE_TEARDOWN(health)
 	close(self->fd);
 }
 
+/* In a child: enter NS and listen on ADDR_S:@port; exits on failure. */
+static int ns_listen(uint16_t port, int backlog)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	int nsfd, lfd, one = 1;
+
+	nsfd = open("/run/netns/" NS, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0 || setns(nsfd, CLONE_NEWNET))
+		_exit(1);
+	inet_pton(AF_INET, ADDR_S, &a.sin_addr);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, backlog))
+		_exit(2);
+	return lfd;
+}
+
 /*
  * The server, in NS: answers each BULK-byte request with BULK bytes; at
  * the client's one-byte "done" (which acknowledges every answer) it waits
@@ -177,21 +205,12 @@ FIXTURE_TEARDOWN(health)
  */
 static void server(int ready, int go, int out, uint16_t port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
 	static char buf[BULK];
 	long long v[2];
-	int nsfd, lfd, fd, one = 1;
+	int lfd, fd;
 	char c;
 
-	nsfd = open("/run/netns/" NS, O_RDONLY | O_CLOEXEC);
-	if (nsfd < 0 || setns(nsfd, CLONE_NEWNET))
-		_exit(1);
-	inet_pton(AF_INET, ADDR_S, &a.sin_addr);
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 4))
-		_exit(2);
+	lfd = ns_listen(port, 4);
 	if (write(ready, "r", 1) != 1)
 		_exit(3);
 	fd = accept(lfd, NULL, NULL);
@@ -413,6 +432,239 @@ TEST_F(health, resets_sent_and_received)
 	EXPECT_EQ(0, k1.rst_recv - k0.rst_recv);
 	EXPECT_EQ(0, k1.rst_sent - k0.rst_sent);
 	EXPECT_EQ(0, k1.after - k0.after);
+}
+
+/* A non-blocking connect to 127.0.0.1:@port, SYN_SENT or done; -1. */
+static int connect_nb(uint16_t port, int syn_retries)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if ((syn_retries &&
+	     setsockopt(fd, IPPROTO_TCP, TCP_SYNCNT, &syn_retries,
+			sizeof(syn_retries))) ||
+	    (connect(fd, (void *)&a, sizeof(a)) && errno != EINPROGRESS)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Wait for @fd's connect to end; its error (0: connected). */
+static int connect_end(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err = -1;
+
+	if (poll(&p, 1, 60000) != 1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		return -1;
+	return err;
+}
+
+/*
+ * Connects, per endpoint and cause (API 3.4): established ones timed on
+ * the endpoint's KPROF_ROLE_CONNECT row; refused ones (a port bound but
+ * not listening answers the SYN with a reset); timed-out ones (a
+ * listener whose accept queue is full drops SYNs: TCP_SYNCNT 1 gives up
+ * after one retransmission, about 3 s); one the application closed while
+ * it was connecting.  The refusing resets and the retransmitted SYNs
+ * count on the clients' rows.
+ */
+TEST_F(health, connects_by_outcome)
+{
+	struct server ok = { .respond = 1 };
+	struct sums a0, a1, r0, r1, rc0, rc1, f0, f1, fc0, fc1;
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	struct kprof_info info;
+	int i, bound, full, filler, fd[3];
+	uint16_t rport, fport;
+
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
+	if (!(info.features & KPROF_FEAT_TCP_CONNECT))
+		SKIP(return, "no sock:inet_sock_set_state on this kernel");
+	ASSERT_EQ(0, server_start(&ok, AF_INET, 0));
+	bound = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, bound);
+	ASSERT_EQ(0, bind(bound, (void *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, getsockname(bound, (void *)&sa, &len));
+	rport = ntohs(sa.sin_port);
+	full = loopback_listen(AF_INET, 0, &fport);
+	ASSERT_LE(0, full);
+	filler = connect_nb(fport, 0);
+	ASSERT_LE(0, filler);
+	ASSERT_EQ(0, connect_end(filler));
+
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, "127.0.0.1", ok.port, KPROF_ROLE_CONNECT, &a0);
+	sum_rows(&self->ex, "127.0.0.1", rport, KPROF_ROLE_CONNECT, &r0);
+	sum_rows(&self->ex, "127.0.0.1", rport, KPROF_ROLE_CLIENT, &rc0);
+	sum_rows(&self->ex, "127.0.0.1", fport, KPROF_ROLE_CONNECT, &f0);
+	sum_rows(&self->ex, "127.0.0.1", fport, KPROF_ROLE_CLIENT, &fc0);
+	for (i = 0; i < 2; i++) {
+		fd[i] = connect_nb(fport, 1);
+		ASSERT_LE(0, fd[i]);
+	}
+	for (i = 0; i < 5; i++) {
+		fd[2] = client_connect(AF_INET, ok.port);
+		ASSERT_LE(0, fd[2]);
+		ASSERT_NE(0, client_request(fd[2]));
+		close(fd[2]);
+	}
+	for (i = 0; i < 3; i++) {
+		fd[2] = connect_nb(rport, 0);
+		ASSERT_LE(0, fd[2]);
+		EXPECT_EQ(ECONNREFUSED, connect_end(fd[2]));
+		close(fd[2]);
+	}
+	/* closed while its SYN waits for an answer */
+	fd[2] = connect_nb(fport, 0);
+	ASSERT_LE(0, fd[2]);
+	close(fd[2]);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(ETIMEDOUT, connect_end(fd[i]));
+		close(fd[i]);
+	}
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, "127.0.0.1", ok.port, KPROF_ROLE_CONNECT, &a1);
+	sum_rows(&self->ex, "127.0.0.1", rport, KPROF_ROLE_CONNECT, &r1);
+	sum_rows(&self->ex, "127.0.0.1", rport, KPROF_ROLE_CLIENT, &rc1);
+	sum_rows(&self->ex, "127.0.0.1", fport, KPROF_ROLE_CONNECT, &f1);
+	sum_rows(&self->ex, "127.0.0.1", fport, KPROF_ROLE_CLIENT, &fc1);
+	close(filler);
+	close(full);
+	close(bound);
+	server_stop(&ok);
+	TH_LOG("established 5: %llu in %llu ns (max %llu); refused %llu, timed out %llu, failed %llu; SYNs retransmitted %llu; resets received %llu",
+	       (unsigned long long)(a1.count - a0.count),
+	       (unsigned long long)(a1.sum_ns - a0.sum_ns),
+	       (unsigned long long)a1.max_ns,
+	       (unsigned long long)(r1.refused - r0.refused),
+	       (unsigned long long)(f1.timedout - f0.timedout),
+	       (unsigned long long)(f1.failed - f0.failed),
+	       (unsigned long long)(fc1.retx - fc0.retx),
+	       (unsigned long long)(rc1.rst_recv - rc0.rst_recv));
+
+	EXPECT_EQ(5, a1.count - a0.count);
+	EXPECT_LT(0, a1.sum_ns - a0.sum_ns);
+	EXPECT_EQ(0, a1.refused + a1.timedout + a1.failed -
+		     a0.refused - a0.timedout - a0.failed);
+	/* the refused: on the connect row, and the resets on the client's */
+	EXPECT_EQ(3, r1.refused - r0.refused);
+	EXPECT_EQ(0, r1.count + r1.timedout + r1.failed -
+		     r0.count - r0.timedout - r0.failed);
+	EXPECT_EQ(3, rc1.rst_recv - rc0.rst_recv);
+	/* the full listener's: two timed out, one closed */
+	EXPECT_EQ(2, f1.timedout - f0.timedout);
+	EXPECT_EQ(1, f1.failed - f0.failed);
+	EXPECT_EQ(0, f1.count + f1.refused - f0.count - f0.refused);
+	/* one SYN retransmitted by each timed-out connect */
+	EXPECT_EQ(2, fc1.retx - fc0.retx);
+	/* no connect row's health, no request counted on a connect row */
+	EXPECT_EQ(0, a1.retx + a1.rst_recv + f1.retx - a0.retx - a0.rst_recv -
+		     f0.retx);
+	EXPECT_EQ(0, kp_wait_closed_destroyed(self->fd));
+}
+
+/* A listener on ADDR_S:@port in NS until @go closes; "r" on @ready. */
+static void ns_listener(int ready, int go, uint16_t port)
+{
+	char c;
+
+	ns_listen(port, 128);
+	if (write(ready, "r", 1) != 1)
+		_exit(3);
+	while (read(go, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * Connects through a veth pair whose netem delays the client's packets by
+ * DELAY_MS: the median connect time on the endpoint's connect row is the
+ * one the client measured around connect() (the delay plus the path's
+ * own time), within 10%, and every connect counts.
+ */
+#define DELAY_MS	20
+#define NCONN		20
+TEST_F(health, connect_latency_follows_a_delay)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	uint64_t h0[KPROF_HIST_BUCKETS] = { 0 }, h1[KPROF_HIST_BUCKETS] = { 0 };
+	uint64_t took[NCONN], t0, mine, lo, hi;
+	struct kprof_info info;
+	struct rows_sum r0, r1;
+	uint16_t port = 47012;
+	int ready[2], go[2], fd, i, st;
+	unsigned int b;
+	char ch, cmd[80];
+	pid_t pid;
+
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
+	if (!(info.features & KPROF_FEAT_TCP_CONNECT))
+		SKIP(return, "no sock:inet_sock_set_state on this kernel");
+	if (net_up())
+		SKIP(return, "no veth pair into a network namespace (ip)");
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		ns_listener(ready[1], go[0], port);
+	}
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &ch, 1));
+	snprintf(cmd, sizeof(cmd), "tc qdisc add dev kph0 root netem delay %dms",
+		 DELAY_MS);
+	if (sh(cmd)) {
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		net_down();
+		SKIP(return, "no netem qdisc (tc, sch_netem)");
+	}
+	a.sin_port = htons(port);
+	inet_pton(AF_INET, ADDR_S, &a.sin_addr);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	rows_sum(&self->ex, port, KPROF_ROLE_CONNECT, h0, &r0);
+	for (i = 0; i < NCONN; i++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, fd);
+		t0 = now_ns();
+		ASSERT_EQ(0, connect(fd, (void *)&a, sizeof(a)));
+		took[i] = now_ns() - t0;
+		close(fd);
+	}
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	rows_sum(&self->ex, port, KPROF_ROLE_CONNECT, h1, &r1);
+	close(go[1]);
+	waitpid(pid, &st, 0);
+	sh("tc qdisc del dev kph0 root");
+	net_down();
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+
+	for (b = 0; b < KPROF_HIST_BUCKETS; b++)
+		h1[b] -= h0[b];
+	qsort(took, NCONN, sizeof(took[0]), cmp_u64);
+	mine = took[pct_rank(50, NCONN) - 1];
+	b = hist_rank_bucket(h1, pct_rank(50, NCONN));
+	lo = hist_lower(b);
+	hi = b + 1 < KPROF_HIST_BUCKETS ? hist_lower(b + 1) : UINT64_MAX;
+	TH_LOG("%llu connects: median %.3f ms measured, kprof's bucket [%.3f, %.3f) ms; fastest %.3f ms",
+	       (unsigned long long)(r1.count - r0.count), mine / 1e6,
+	       lo / 1e6, hi / 1e6, took[0] / 1e6);
+	EXPECT_EQ(NCONN, r1.count - r0.count);
+	EXPECT_LE(DELAY_MS * 1000000ull, took[0]);
+	/* the median's bucket reaches into mine +-10% */
+	EXPECT_LE(lo, mine + mine / 10);
+	EXPECT_GT(hi, mine - mine / 10);
 }
 
 TEST_HARNESS_MAIN

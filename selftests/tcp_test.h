@@ -438,8 +438,9 @@ struct rows_sum {
 };
 
 /*
- * Sum the rows matching (rport, role), 0 matching anything, into @sum,
- * and their histograms into @hist unless NULL; returns sum->count.
+ * Sum the rows matching (rport, role), 0 matching any role of requests
+ * (not the connect rows of API 3.4), into @sum, and their histograms into
+ * @hist unless NULL; returns sum->count.
  */
 static inline uint64_t rows_sum(const struct export *e, uint16_t rport,
 				int role, uint64_t *hist, struct rows_sum *sum)
@@ -450,7 +451,8 @@ static inline uint64_t rows_sum(const struct export *e, uint16_t rport,
 	for (i = 0; i < e->hdr->nr_tcp_rows; i++) {
 		const struct kprof_tcp_row *r = &e->rows[i];
 
-		if ((rport && r->rport != rport) || (role && r->role != role))
+		if ((rport && r->rport != rport) ||
+		    (role ? r->role != role : r->role == KPROF_ROLE_CONNECT))
 			continue;
 		sum->count += r->count;
 		if (r->stack_id) {
@@ -465,7 +467,16 @@ static inline uint64_t rows_sum(const struct export *e, uint16_t rport,
 	return sum->count;
 }
 
-/* Sum of the counts of rows matching (rport, role); 0 matches anything. */
+/* Does the module time connects, on rows of their own (API 3.4)? */
+static inline int connects_timed(int fd)
+{
+	struct kprof_info info;
+
+	return !kprof_get_info(fd, &info) &&
+	       (info.features & KPROF_FEAT_TCP_CONNECT);
+}
+
+/* Sum of the counts of rows matching (rport, role), as rows_sum(). */
 static inline uint64_t rows_count(const struct export *e, uint16_t rport,
 				  int role, uint64_t *hist)
 {

@@ -491,9 +491,15 @@ static int row_sane(const struct kprof_tcp_row *r)
 
 	for (b = 0; b < KPROF_HIST_BUCKETS; b++)
 		hist += r->hist[b];
-	return r->count && hist == r->count && r->min_ns <= r->max_ns &&
-	       (r->role == KPROF_ROLE_CLIENT || r->role == KPROF_ROLE_SERVER) &&
-	       (r->family == AF_INET || r->family == AF_INET6) &&
+	if (r->role != KPROF_ROLE_CLIENT && r->role != KPROF_ROLE_SERVER &&
+	    r->role != KPROF_ROLE_CONNECT)
+		return 0;
+	if (r->family != AF_INET && r->family != AF_INET6)
+		return 0;
+	/* health or failed connects alone (API 3.2, 3.4): no time */
+	if (!r->count)
+		return !hist && !r->sum_ns && r->min_ns == UINT64_MAX;
+	return hist == r->count && r->min_ns <= r->max_ns &&
 	       r->sum_ns / r->count >= r->min_ns &&
 	       r->sum_ns / r->count <= r->max_ns;
 }

@@ -47,12 +47,24 @@
  * that interrupts a kprobe on ftrace, whose handler runs with interrupts
  * on): see kprof_tcp.c.
  */
+/*
+ * sock:inet_sock_set_state, every change of an inet socket's state (old
+ * and new), came with upstream commit 563e0bb0dc74 ("net: tracepoint:
+ * replace tcp_set_state tracepoint with inet_sock_set_state
+ * tracepoint"), v4.16; its prototype has not changed since.  It times
+ * connects (KPROF_ROLE_CONNECT rows); a kernel without it (4.14, 4.15)
+ * has no connect rows.
+ */
 #define KPROF_HAVE_TCP_TRACEPOINTS \
 	(KPROF_HAVE_TP_RETRANSMIT_ANY || KPROF_HAVE_TP_SEND_RESET_ANY || \
-	 KPROF_HAVE_TP_RECEIVE_RESET || KPROF_HAVE_TP_DESTROY_SOCK)
+	 KPROF_HAVE_TP_RECEIVE_RESET || KPROF_HAVE_TP_DESTROY_SOCK || \
+	 KPROF_HAVE_TP_SET_STATE)
 
 #if KPROF_HAVE_TCP_TRACEPOINTS
 #include <trace/events/tcp.h>
+#endif
+#if KPROF_HAVE_TP_SET_STATE
+#include <trace/events/sock.h>
 #endif
 
 #if KPROF_HAVE_TP_RETRANSMIT_ERR
@@ -76,6 +88,8 @@
 
 #define KPROF_TP_RECEIVE_RESET_PROTO	void *data, struct sock *sk
 #define KPROF_TP_DESTROY_SOCK_PROTO	void *data, struct sock *sk
+#define KPROF_TP_SET_STATE_PROTO \
+	void *data, const struct sock *sk, const int oldstate, const int newstate
 
 /* In @probe: @probe is what register_trace_@name() takes, or no build. */
 #define KPROF_TP_CHECK(name, probe)					\

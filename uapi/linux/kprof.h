@@ -46,7 +46,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		3
-#define KPROF_API_MINOR		3
+#define KPROF_API_MINOR		4
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -74,6 +74,7 @@
 #define KPROF_FEAT_GUARD	_BITULL(6)	/* overhead guard (API 1.4) */
 #define KPROF_FEAT_TCP_FTRACE	_BITULL(7)	/* hot TCP hooks on ftrace (API 3.1) */
 #define KPROF_FEAT_TCP_HEALTH	_BITULL(8)	/* TCP health counters (API 3.2) */
+#define KPROF_FEAT_TCP_CONNECT	_BITULL(9)	/* connect rows (API 3.4) */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
@@ -91,6 +92,8 @@
 #define KPROF_ATTACH_TP_RECEIVE_RESET	_BITUL(11)	/* tcp:tcp_receive_reset */
 /* API 3.3: tcp:tcp_destroy_sock, besides the kprobe of bit 4 */
 #define KPROF_ATTACH_TP_DESTROY_SOCK	_BITUL(12)
+/* API 3.4: sock:inet_sock_set_state, for the connect rows */
+#define KPROF_ATTACH_TP_SET_STATE	_BITUL(13)
 
 /* What runs, kprof_info.running and kprof_ctl.what. */
 #define KPROF_RUN_TCP		_BITUL(0)
@@ -210,6 +213,13 @@ struct kprof_ctl {
 /* Roles: who opened the connection. */
 #define KPROF_ROLE_CLIENT	1	/* connect(): we wait on the peer */
 #define KPROF_ROLE_SERVER	2	/* accept(): the peer waits on us */
+/*
+ * Since API 3.4, rows of role KPROF_ROLE_CONNECT time connects, not
+ * requests (see struct kprof_tcp_row); a reader that does not know the
+ * role skips its rows.  It is not a role of struct kprof_config: a
+ * client's connects are timed when KPROF_ROLE_CLIENT is traced.
+ */
+#define KPROF_ROLE_CONNECT	3	/* connect(): SYN sent to established */
 
 #define KPROF_MAX_PORTS		16
 
@@ -434,11 +444,11 @@ struct kprof_snapshot {
  *			sends, the retransmits of the data left behind)
  *			counts on its endpoint's row
  * (since API 3.2)
- * @health_missed:	TCP health events (see struct kprof_tcp_row) not
- *			counted: they came in softirq while a TCP handler
- *			of kprofmod ran on the same CPU, whose tables it
- *			was writing; a row's count plus these is the
- *			kernel's
+ * @health_missed:	TCP health events (see struct kprof_tcp_row), and
+ *			since API 3.4 connect ends, not counted: they came
+ *			in softirq while a TCP handler of kprofmod ran on
+ *			the same CPU, whose tables it was writing; a row's
+ *			count plus these is the kernel's
  */
 struct kprof_stats {
 	__u32 size;
@@ -729,7 +739,7 @@ struct kprof_mmap_header {
  * @rport:	remote port, host order
  * @raddr:	remote address, network order (IPv4: first 4 bytes); a
  *		network or a hash as @family says
- * @role:	KPROF_ROLE_CLIENT or KPROF_ROLE_SERVER
+ * @role:	KPROF_ROLE_CLIENT, KPROF_ROLE_SERVER or (API 3.4) KPROF_ROLE_CONNECT
  * @views:	(API 3.0) bit N - 1 set: the requests passed view N's
  *		filters (see struct kprof_snapshot); part of the key, so an
  *		endpoint has a row for each set of views its requests passed
@@ -744,8 +754,10 @@ struct kprof_mmap_header {
  *		counts start again from zero, like a counter reset
  * Since API 3.2 (tcp_row_size at least KPROF_TCP_ROW_SIZE_VER1), the
  * endpoint's TCP health, counted on the row of stack 0 of its (endpoint,
- * role, views) for sockets kprofmod tracks (from their first send to
- * their close), from the kernel's tracepoints (KPROF_ATTACH_TP_*); such a
+ * role, views) for sockets kprofmod tracks (from their first wanted
+ * send, or since API 3.4 their wanted connect, until their destruction
+ * (since API 3.3; before, their close), from the kernel's tracepoints
+ * (KPROF_ATTACH_TP_*); such a
  * row may have @count 0, and then @min_ns is U64_MAX:
  * @retransmits:	segments retransmitted, as the kernel counts them in
  *			TcpRetransSegs (tcp:tcp_retransmit_skb, sent ones)
@@ -756,6 +768,24 @@ struct kprof_mmap_header {
  * @after_retransmit:	of @count, requests that completed after a
  *			retransmission on their socket while they were in
  *			flight
+ * Since API 3.4 (tcp_row_size at least KPROF_TCP_ROW_SIZE_VER2, with
+ * KPROF_FEAT_TCP_CONNECT), a client's connects have rows of their own, of
+ * role KPROF_ROLE_CONNECT and stack 0, from sock:inet_sock_set_state: a
+ * connect starts when tcp_connect() sends the SYN (the process's
+ * configuration and views apply there) and ends when the socket leaves
+ * SYN_SENT.  Such a row's @count, @sum_ns, @min_ns, @max_ns and @hist are
+ * of the connects that reached ESTABLISHED (the time from the SYN to the
+ * SYN-ACK's processing, with a resolution of 256 ns), its health
+ * counters stay 0 (a connecting socket's retransmitted SYNs and the
+ * reset that refuses it count on the client's row of stack 0), and the
+ * connects that failed count by cause:
+ * @connects_refused:	a reset answered the SYN (ECONNREFUSED)
+ * @connects_timedout:	no answer after the SYN's retransmissions
+ *			(ETIMEDOUT)
+ * @connects_failed:	any other end: an ICMP error (EHOSTUNREACH, ...),
+ *			or the application closed or disconnected the
+ *			socket while it was connecting
+ * Attempts are @count plus the three; 0 on the other roles' rows.
  */
 struct kprof_tcp_row {
 	__u32 stack_id;
@@ -776,10 +806,14 @@ struct kprof_tcp_row {
 	__u64 resets_sent;
 	__u64 resets_received;
 	__u64 after_retransmit;
+	__u64 connects_refused;
+	__u64 connects_timedout;
+	__u64 connects_failed;
 };
 
 #define KPROF_TCP_ROW_SIZE_VER0	1224	/* API 2.0 to 3.1 */
 #define KPROF_TCP_ROW_SIZE_VER1	1264	/* API 3.2: the health counters */
+#define KPROF_TCP_ROW_SIZE_VER2	1288	/* API 3.4: the connects' failures */
 
 /**
  * struct kprof_cpu_row - CPU samples of one (stack, process)

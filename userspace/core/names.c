@@ -10,7 +10,7 @@
 
 static const char *const features[] = {
 	"tcp-latency", "user-stacks", "ksyms", "cpu-sampling", "hw-cycles",
-	"cgroup", "guard", "tcp-ftrace", "tcp-health",
+	"cgroup", "guard", "tcp-ftrace", "tcp-health", "tcp-connect",
 };
 
 static const char *const attach[] = {
@@ -18,6 +18,7 @@ static const char *const attach[] = {
 	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
 	"tcp_sendpage", "tcp_disconnect", "tcp:tcp_retransmit_skb",
 	"tcp:tcp_send_reset", "tcp:tcp_receive_reset", "tcp:tcp_destroy_sock",
+	"sock:inet_sock_set_state",
 };
 
 static const char *const run[] = {

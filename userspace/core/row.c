@@ -16,6 +16,8 @@ const char *kp_role_name(unsigned int role)
 		return "client";
 	case KPROF_ROLE_SERVER:
 		return "server";
+	case KPROF_ROLE_CONNECT:
+		return "connect";
 	}
 	return "unknown";
 }
@@ -38,7 +40,13 @@ void kp_row_stats(const struct kprof_tcp_row *r, struct kp_row_stats *s)
 int kp_row_has_health(const struct kprof_tcp_row *r)
 {
 	return r->retransmits || r->retransmits_rto || r->resets_sent ||
-	       r->resets_received || r->after_retransmit;
+	       r->resets_received || r->after_retransmit ||
+	       kp_row_connect_failures(r);
+}
+
+uint64_t kp_row_connect_failures(const struct kprof_tcp_row *r)
+{
+	return r->connects_refused + r->connects_timedout + r->connects_failed;
 }
 
 void kp_row_health_add(struct kprof_tcp_row *d, const struct kprof_tcp_row *r)
@@ -48,6 +56,9 @@ void kp_row_health_add(struct kprof_tcp_row *d, const struct kprof_tcp_row *r)
 	d->resets_sent += r->resets_sent;
 	d->resets_received += r->resets_received;
 	d->after_retransmit += r->after_retransmit;
+	d->connects_refused += r->connects_refused;
+	d->connects_timedout += r->connects_timedout;
+	d->connects_failed += r->connects_failed;
 }
 
 void kp_row_health_sub(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
@@ -58,6 +69,9 @@ void kp_row_health_sub(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
 	d->resets_sent = c->resets_sent - p->resets_sent;
 	d->resets_received = c->resets_received - p->resets_received;
 	d->after_retransmit = c->after_retransmit - p->after_retransmit;
+	d->connects_refused = c->connects_refused - p->connects_refused;
+	d->connects_timedout = c->connects_timedout - p->connects_timedout;
+	d->connects_failed = c->connects_failed - p->connects_failed;
 }
 
 void kp_comm(char out[17], const char comm[16])

@@ -220,7 +220,9 @@ static bool row_wanted(const struct kprof_tcp_row *r,
 {
 	unsigned int fam = r->family & ~KPROF_RADDR_FLAGS;
 
-	if (c->roles && !(c->roles & (1U << r->role)))
+	/* a client's connects are traced with its requests */
+	if (c->roles && !(c->roles & (1U << (r->role == KPROF_ROLE_CONNECT ?
+					       KPROF_ROLE_CLIENT : r->role))))
 		return false;
 	if (c->families &&
 	    !(c->families & (fam == AF_INET6 ? KPROF_FAMILY_INET6 :

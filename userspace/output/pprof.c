@@ -342,7 +342,8 @@ static void tcp_samples(struct pb *pb)
 	for (i = 0; i < rec->nr_tcp && !pb->oom; i++) {
 		const struct kprof_tcp_row *r = &rec->tcp[i].row;
 
-		if (!r->count)
+		/* requests only: a connect row's count is of connects */
+		if (!r->count || r->role == KPROF_ROLE_CONNECT)
 			continue;
 		s = sample(pb, rec->stacks[rec->tcp[i].stack]);
 		if (!s)
