@@ -52,8 +52,9 @@ struct top_opts {
 };
 
 /* --sort: TCP rows by ... (the order of enum top_sort) */
-#define SORT_KEYS	"total|count|p99|retx|rst"
-enum top_sort { SORT_TOTAL, SORT_COUNT, SORT_P99, SORT_RETX, SORT_RST };
+#define SORT_KEYS	"total|count|p99|retx|rst|cfail"
+enum top_sort { SORT_TOTAL, SORT_COUNT, SORT_P99, SORT_RETX, SORT_RST,
+		SORT_CFAIL };
 
 struct top {
 	struct top_opts o;
@@ -104,10 +105,12 @@ static const struct kp_opt top_opts[] = {
 	  .off = offsetof(struct top_opts, json),
 	  .help = "one JSON object per interval and line" },
 	{ .name = "sort", .arg = "KEY", .choices = SORT_KEYS,
-	  .kind = KP_OPT_KIND_CHOICE, .hint = "use total, count, p99, retx or rst",
+	  .kind = KP_OPT_KIND_CHOICE,
+	  .hint = "use total, count, p99, retx, rst or cfail",
 	  .off = offsetof(struct top_opts, sort),
 	  .help = "TCP rows by total latency (default), requests,\n"
-		  "p99, retransmitted segments or resets" },
+		  "p99, retransmitted segments, resets or failed\n"
+		  "connects" },
 	{ .name = "top", .arg = "N", .kind = KP_OPT_KIND_UINT, .min = 1,
 	  .max = MAX_TOP, .hint = "(rows to show, 1.." KP_STR(MAX_TOP) ")",
 	  .off = offsetof(struct top_opts, top),
@@ -227,6 +230,8 @@ static uint64_t sort_key(const struct kprof_tcp_row *r, unsigned int sort)
 		return r->retransmits;
 	case SORT_RST:
 		return r->resets_sent + r->resets_received;
+	case SORT_CFAIL:
+		return kp_row_connect_failures(r);
 	}
 	return r->sum_ns;
 }
@@ -298,7 +303,8 @@ static int view_build(struct top *t, const struct kp_snapshot *snap,
 	if (t->s.run & KPROF_RUN_TCP) {
 		for (i = 0; i < snap->nr_rows; i++) {
 			v->rows[v->nr_rows++] = &snap->rows[i];
-			v->rows_requests += snap->rows[i].count;
+			if (snap->rows[i].role != KPROF_ROLE_CONNECT)
+				v->rows_requests += snap->rows[i].count;
 		}
 	}
 	if (sort_rows(v, t->o.sort))
@@ -504,6 +510,30 @@ static void print_cpu(struct top *t, const struct kp_snapshot *snap,
 		       v->nr_cpu - v->shown, rest);
 }
 
+/*
+ * The connect row (API 3.4) of @r's endpoint in @snap, for a client's or
+ * a connect's row; NULL if none.  A linear search: only for shown rows.
+ */
+static const struct kprof_tcp_row *
+connect_row(const struct kp_snapshot *snap, const struct kprof_tcp_row *r)
+{
+	uint32_t i;
+
+	if (r->role == KPROF_ROLE_CONNECT)
+		return r;
+	if (r->role != KPROF_ROLE_CLIENT)
+		return NULL;
+	for (i = 0; i < snap->nr_rows; i++) {
+		const struct kprof_tcp_row *c = &snap->rows[i];
+
+		if (c->role == KPROF_ROLE_CONNECT && c->family == r->family &&
+		    c->rport == r->rport && c->views == r->views &&
+		    !memcmp(c->raddr, r->raddr, sizeof(c->raddr)))
+			return c;
+	}
+	return NULL;
+}
+
 static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 		      const struct kp_top_view *v)
 {
@@ -523,17 +553,29 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 		if (ndigits(v->rows[i]->count) > wcnt)
 			wcnt = ndigits(v->rows[i]->count);
 	}
-	printf("%s%*s  %-*s  %-6s  %*s  %7s  %7s  %7s  %7s  %7s  %7s  %5s  %4s%s\n",
+	printf("%s%*s  %-*s  %-7s  %*s  %7s  %7s  %7s  %7s  %7s  %7s  %5s  %4s  %8s  %5s%s\n",
 	       color(t, C_HEAD), wid, "STACK", wep, "ENDPOINT", "ROLE", wcnt,
 	       "COUNT", "TOTAL", "AVG", "P50", "P95", "P99", "MAX", "RETX",
-	       "RST", color(t, C_OFF));
+	       "RST", "CONN-P99", "CFAIL", color(t, C_OFF));
 	if (!v->nr_rows)
 		printf("  (no requests)\n");
 	for (i = 0; i < v->rows_shown; i++) {
-		const struct kprof_tcp_row *r = v->rows[i];
-		char id[16];
+		const struct kprof_tcp_row *r = v->rows[i], *c;
+		char id[16], cp99[KP_DURATION_LEN], cfail[24];
 
-		rest -= r->count;
+		if (r->role != KPROF_ROLE_CONNECT)
+			rest -= r->count;
+		/* the endpoint's connects, beside its client rows */
+		snprintf(cp99, sizeof(cp99), "-");
+		snprintf(cfail, sizeof(cfail), "-");
+		c = connect_row(snap, r);
+		if (c && c->count) {
+			kp_row_stats(c, &s);
+			kp_fmt_duration(cp99, sizeof(cp99), s.p99);
+		}
+		if (c)
+			snprintf(cfail, sizeof(cfail), "%" PRIu64,
+				 kp_row_connect_failures(c));
 		kp_row_stats(r, &s);
 		kp_addr_format(ep, sizeof(ep), r->family, r->raddr, r->rport);
 		if (r->stack_id)
@@ -551,11 +593,12 @@ static void print_tcp(struct top *t, const struct kp_snapshot *snap,
 			kp_fmt_duration(d[4], sizeof(d[4]), s.p99);
 			kp_fmt_duration(d[5], sizeof(d[5]), r->max_ns);
 		}
-		printf("%*s  %-*s  %-6s  %*" PRIu64 "  %7s  %7s  %7s  %7s  %7s  %7s  %5" PRIu64 "  %4" PRIu64 "\n",
+		printf("%*s  %-*s  %-7s  %*" PRIu64 "  %7s  %7s  %7s  %7s  %7s  %7s  %5" PRIu64 "  %4" PRIu64 "  %8s  %5s\n",
 		       wid, id, wep, ep, kp_role_name(r->role), wcnt,
 		       (uint64_t)r->count, d[0], d[1], d[2], d[3], d[4], d[5],
 		       (uint64_t)r->retransmits,
-		       (uint64_t)(r->resets_sent + r->resets_received));
+		       (uint64_t)(r->resets_sent + r->resets_received), cp99,
+		       cfail);
 		if (r->stack_id)
 			print_frames(t, snap, r->stack_id);
 	}

@@ -135,6 +135,9 @@ int kp_prom_add_row(struct kp_prom *p, const struct kprof_tcp_row *r)
 	ep->health[KP_PROM_RST_SENT] += r->resets_sent;
 	ep->health[KP_PROM_RST_RECV] += r->resets_received;
 	ep->health[KP_PROM_AFTER_RETX] += r->after_retransmit;
+	ep->health[KP_PROM_CREFUSED] += r->connects_refused;
+	ep->health[KP_PROM_CTIMEDOUT] += r->connects_timedout;
+	ep->health[KP_PROM_CFAILED] += r->connects_failed;
 	/*
 	 * Module buckets in order: the first le at or above a bucket's
 	 * largest value only grows.
@@ -249,46 +252,75 @@ static int ep_cmp(const void *a, const void *b)
 
 #define HIST	"kprof_tcp_request_duration_seconds"
 
-/* {raddr="…",rport="…",role="…" without the closing brace. */
+#define CONN_HIST	"kprof_tcp_connect_duration_seconds"
+
+/*
+ * {raddr="…",rport="…",role="…" without the closing brace; a connect
+ * series (API 3.4) has no role: its metrics' names say it.
+ */
 static void ep_labels(FILE *f, const struct kp_prom_ep *ep)
 {
 	char host[KP_ADDR_LEN];
 
 	if (ep->other) {
-		fprintf(f, "{raddr=\"other\",rport=\"other\",role=\"");
+		fprintf(f, "{raddr=\"other\",rport=\"other\"");
 	} else {
 		kp_addr_host(host, sizeof(host), ep->family, ep->raddr);
 		fputs("{raddr=\"", f);
 		kp_prom_escape(f, host);
-		fprintf(f, "\",rport=\"%u\",role=\"", ep->rport);
+		fprintf(f, "\",rport=\"%u\"", ep->rport);
 	}
+	if (ep->role == KPROF_ROLE_CONNECT)
+		return;
+	fputs(",role=\"", f);
 	kp_prom_escape(f, kp_role_name(ep->role));
 	fputc('"', f);
 }
 
-static void write_ep(FILE *f, const struct kp_prom_ep *ep)
+static void write_ep(FILE *f, const char *name, const struct kp_prom_ep *ep)
 {
 	uint64_t cum = 0;
 	unsigned int i;
 
 	for (i = 0; i < KP_PROM_NR_LE; i++) {
 		cum += ep->slot[i];
-		fputs(HIST "_bucket", f);
+		fprintf(f, "%s_bucket", name);
 		ep_labels(f, ep);
 		fprintf(f, ",le=\"%s\"} %" PRIu64 "\n", kp_prom_le_text[i], cum);
 	}
 	cum += ep->slot[KP_PROM_NR_LE];
-	fputs(HIST "_bucket", f);
+	fprintf(f, "%s_bucket", name);
 	ep_labels(f, ep);
 	fprintf(f, ",le=\"+Inf\"} %" PRIu64 "\n", cum);
-	fputs(HIST "_sum", f);
+	fprintf(f, "%s_sum", name);
 	ep_labels(f, ep);
 	fputs("} ", f);
 	seconds(f, ep->sum_ns);
 	fputc('\n', f);
-	fputs(HIST "_count", f);
+	fprintf(f, "%s_count", name);
 	ep_labels(f, ep);
 	fprintf(f, "} %" PRIu64 "\n", ep->count);
+}
+
+/* A connect series' failures, by cause. */
+static void write_connect_failures(FILE *f, const struct kp_prom_ep **eps,
+				   size_t n)
+{
+	static const char *const cause[] = { "refused", "timedout", "other" };
+	size_t i, k;
+
+	family(f, "kprof_tcp_connect_failures_total", "counter",
+	       "TCP connects to the endpoint that failed, by cause: refused by a reset, timed out after the SYN's retransmissions, or any other end.");
+	for (i = 0; i < n; i++) {
+		if (eps[i]->role != KPROF_ROLE_CONNECT)
+			continue;
+		for (k = 0; k < 3; k++) {
+			fputs("kprof_tcp_connect_failures_total", f);
+			ep_labels(f, eps[i]);
+			fprintf(f, ",cause=\"%s\"} %" PRIu64 "\n", cause[k],
+				eps[i]->health[KP_PROM_CREFUSED + k]);
+		}
+	}
 }
 
 /* The health counters, a family at a time, every endpoint in each. */
@@ -316,6 +348,8 @@ static void write_health(FILE *f, const struct kp_prom_ep **eps, size_t n)
 	for (k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
 		family(f, fams[k].name, "counter", fams[k].help);
 		for (i = 0; i < n; i++) {
+			if (eps[i]->role == KPROF_ROLE_CONNECT)
+				continue;
 			fputs(fams[k].name, f);
 			ep_labels(f, eps[i]);
 			if (!fams[k].extra) {
@@ -378,7 +412,7 @@ int kp_prom_write(const struct kp_prom *p, FILE *f)
 		fprintf(f, "kprof_drops_total{kind=\"%s\"} %" PRIu64 "\n",
 			kinds[i], drops[i]);
 	gauge(f, "kprof_tcp_endpoint_series",
-	      "Endpoint series of " HIST ", the other series apart.",
+	      "Endpoint series of " HIST " and " CONN_HIST ", the other series apart.",
 	      p->nr_endpoints);
 	gauge(f, "kprof_tcp_endpoint_series_max",
 	      "Endpoint series kept before new endpoints go to the other series.",
@@ -389,8 +423,15 @@ int kp_prom_write(const struct kp_prom *p, FILE *f)
 	family(f, HIST, "histogram",
 	       "TCP request latency, first send to first response data, per remote endpoint and role.");
 	for (i = 0; i < p->nr_eps; i++)
-		write_ep(f, eps[i]);
+		if (eps[i]->role != KPROF_ROLE_CONNECT)
+			write_ep(f, HIST, eps[i]);
 	write_health(f, eps, p->nr_eps);
+	family(f, CONN_HIST, "histogram",
+	       "TCP connect latency, SYN sent to established, per remote endpoint.");
+	for (i = 0; i < p->nr_eps; i++)
+		if (eps[i]->role == KPROF_ROLE_CONNECT)
+			write_ep(f, CONN_HIST, eps[i]);
+	write_connect_failures(f, eps, p->nr_eps);
 	free(eps);
 	return 0;
 }

@@ -45,7 +45,8 @@ extern const char *const kp_prom_le_text[KP_PROM_NR_LE];
 /* struct kprof_tcp_row's health counters, in its order */
 enum kp_prom_health {
 	KP_PROM_RETX, KP_PROM_RTO, KP_PROM_RST_SENT, KP_PROM_RST_RECV,
-	KP_PROM_AFTER_RETX, KP_PROM_HEALTH_NR
+	KP_PROM_AFTER_RETX,
+	KP_PROM_CREFUSED, KP_PROM_CTIMEDOUT, KP_PROM_CFAILED, KP_PROM_HEALTH_NR
 };
 
 /* One latency histogram series: an endpoint and role, or "other". */

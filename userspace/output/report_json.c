@@ -54,6 +54,15 @@ json_object *kp_json_tcp_row(const struct kprof_tcp_row *r)
 			       kp_json_u64(r->resets_received));
 	json_object_object_add(o, "after_retransmit",
 			       kp_json_u64(r->after_retransmit));
+	/* a connect row's count is of connects, and it has failures */
+	if (r->role == KPROF_ROLE_CONNECT) {
+		json_object_object_add(o, "connects_refused",
+				       kp_json_u64(r->connects_refused));
+		json_object_object_add(o, "connects_timedout",
+				       kp_json_u64(r->connects_timedout));
+		json_object_object_add(o, "connects_failed",
+				       kp_json_u64(r->connects_failed));
+	}
 	return o;
 }
 

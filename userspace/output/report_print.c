@@ -256,7 +256,7 @@ static void text_ep_health(const struct kp_report *r)
 	for (i = 0; i < r->nr_eps; i++)
 		n += kp_row_has_health(&r->eps[i].sum);
 	title(r);
-	printf("Endpoint health: retransmits and resets (%zu of %zu endpoints had some)",
+	printf("Endpoint health: retransmits, resets and failed connects (%zu of %zu endpoints had some)",
 	       n, r->nr_eps);
 	title_end(r);
 	if (!n)
@@ -271,6 +271,17 @@ static void text_ep_health(const struct kp_report *r)
 			continue;
 		shown++;
 		ep_name(ep, sizeof(ep), &r->eps[i]);
+		/* a connect row (API 3.4): its connects' outcomes */
+		if (e->role == KPROF_ROLE_CONNECT) {
+			printf("  %-24s  %-7s  connects: %" PRIu64
+			       " established, %" PRIu64 " refused, %" PRIu64
+			       " timed out, %" PRIu64 " failed otherwise\n",
+			       ep, kp_role_name(e->role), (uint64_t)e->count,
+			       (uint64_t)e->connects_refused,
+			       (uint64_t)e->connects_timedout,
+			       (uint64_t)e->connects_failed);
+			continue;
+		}
 		printf("  %-24s  %-7s  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64
 		       "  %8" PRIu64 "  %" PRIu64 " of %" PRIu64,
 		       ep, kp_role_name(e->role), (uint64_t)e->retransmits,

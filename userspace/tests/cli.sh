@@ -414,10 +414,10 @@ result "$(grep -qE '^ +20 +20\.0% +22 +fake app\[[0-9]+\] +kprof_fake_hot_b\+0x1
 	  grep -qE '^ +2 +2\.0% +- +fake-app\[[0-9]+\] +\(stack not stored: stack table full\)$' "$OUT" &&
 	  grep -qE '^ +2 +2\.0% +25 +fake-app\[[0-9]+\] +\[kernel frames missing\] <- kprof_fake_read\+0x1 ' "$OUT"; echo $?)" \
 	"table: kernel frames first, kernel threads, stack ID 0, missing kernel frames"
-result "$(grep -qE '^STACK +ENDPOINT +ROLE +COUNT +TOTAL +AVG +P50 +P95 +P99 +MAX +RETX +RST$' "$OUT"; echo $?)" \
+result "$(grep -qE '^STACK +ENDPOINT +ROLE +COUNT +TOTAL +AVG +P50 +P95 +P99 +MAX +RETX +RST +CONN-P99 +CFAIL$' "$OUT"; echo $?)" \
 	"table: column headings"
-result "$(grep -qE '^ +- +10\.0\.4\.12:443 +client +100 .* +3 +1$' "$OUT" &&
-	  grep -qE '^ +99 +192\.168\.1\.1:5432 +client +1 .* +10 +2$' "$OUT"; echo $?)" \
+result "$(grep -qE '^ +- +10\.0\.4\.12:443 +client +100 .* +3 +1 +- +-$' "$OUT" &&
+	  grep -qE '^ +99 +192\.168\.1\.1:5432 +client +1 .* +10 +2 +- +-$' "$OUT"; echo $?)" \
 	"table: retransmits and resets of an endpoint's rows"
 result "$(grep -m1 -A1 '^STACK' "$OUT" | tail -n 1 | grep -qE '^ +7 +\[2001:db8::1\]:8080 +server +10 +435ms +43.5ms '; echo $?)" \
 	"table: sorted by total latency, IPv6 endpoint, human units"
@@ -529,7 +529,7 @@ import json, sys
 tcp = json.load(sys.stdin)["tcp"]
 assert [r["stack_id"] for r in tcp][:2] == [99, 0], tcp
 ' ; echo $?)" "top --sort rst: resets sent and received, most first"
-expect 2 "^kprof: top: --sort 'latency': use total, count, p99, retx or rst\$" \
+expect 2 "^kprof: top: --sort 'latency': use total, count, p99, retx, rst or cfail\$" \
 	"top --sort latency: refused, naming the keys" -- fake top -n 1 --sort latency
 result "$(grep -q "^SET_CONFIG .* threshold_ns=0 " "$LOG"; echo $?)" \
 	"top: --threshold 0 walks every stack"
@@ -858,6 +858,59 @@ promtool_check()
 	result "$( [ $? -eq 0 ] && [ ! -s "$OUT" ]; echo $?)" "$desc"
 }
 promtool_check "$TMP/good.prom" "the checker's good file"
+
+# Connects (API 3.4): a connect row of 10.0.4.12:443, 4 established (300 to
+# 525 us) and 1 refused, 2 timed out per interval, beside its client row.
+fakec()
+{
+	env KPROF_FAKE_CONNECT=1 KPROF_DEVICE=/fake/kprof \
+		KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" "$KPROF" "$@"
+}
+expect 0 '' "top with a connect row (table)" -- fakec top -n 1 -i 0.05 --no-cpu
+result "$(grep -qE '^ +- +10\.0\.4\.12:443 +client +100 .* +3 +1 +525us +3$' "$OUT" &&
+	  grep -qE '^ +- +10\.0\.4\.12:443 +connect +4 +1\.65ms +412us +377us +525us +525us +525us +0 +0 +525us +3$' "$OUT" &&
+	  grep -qE '^ +99 +192\.168\.1\.1:5432 +client .* +- +-$' "$OUT" &&
+	  grep -q '^[0-9:]*  interval .*  requests 116 ' "$OUT"; echo $?)" \
+	"top: a connect row, its p99 and failures beside the endpoint's client row"
+expect 0 '' "top --sort cfail" -- fakec top -n 1 -i 0.05 --no-cpu --sort cfail
+result "$(grep -A1 -m1 '^STACK' "$OUT" | tail -n 1 | grep -qE '^ +- +10\.0\.4\.12:443 +connect +4 '; echo $?)" \
+	"top --sort cfail: the endpoint with failed connects first"
+expect 0 '' "top --json with a connect row" -- fakec top -n 1 -i 0.05 --no-cpu --json
+result "$(python3 - "$OUT" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+c = [r for r in o["tcp"] if r["role"] == "connect"]
+assert len(c) == 1, o["tcp"]
+c = c[0]
+assert (c["raddr"], c["rport"], c["count"], c["max_ns"]) == \
+    ("10.0.4.12", 443, 4, 525000), c
+assert (c["connects_refused"], c["connects_timedout"], c["connects_failed"]) == \
+    (1, 2, 0), c
+for r in o["tcp"]:
+    if r["role"] != "connect":
+        assert "connects_refused" not in r, r
+assert o["requests"] == 116
+PY
+echo $?)" "top --json: the connect row's count, times and failures; request rows without them"
+rm -f "$TMP/conn.prom"
+expect 0 '' "top --prometheus with a connect row" -- \
+	fakec top -n 2 -i 0.05 -q --prometheus "$TMP/conn.prom"
+"$PROMCHECK" --prefix kprof_ "$TMP/conn.prom" >"$ERR"
+result $? "top --prometheus with a connect row: FILE passes prom-check"
+promtool_check "$TMP/conn.prom" "the connect histogram and failures"
+result "$(grep -qx 'kprof_tcp_connect_duration_seconds_count{raddr="10.0.4.12",rport="443"} 8' "$TMP/conn.prom" &&
+	  grep -qx 'kprof_tcp_connect_duration_seconds_bucket{raddr="10.0.4.12",rport="443",le="0.00025"} 0' "$TMP/conn.prom" &&
+	  grep -qx 'kprof_tcp_connect_duration_seconds_bucket{raddr="10.0.4.12",rport="443",le="0.001"} 8' "$TMP/conn.prom" &&
+	  grep -qx 'kprof_tcp_connect_failures_total{raddr="10.0.4.12",rport="443",cause="refused"} 2' "$TMP/conn.prom" &&
+	  grep -qx 'kprof_tcp_connect_failures_total{raddr="10.0.4.12",rport="443",cause="timedout"} 4' "$TMP/conn.prom" &&
+	  grep -qx 'kprof_tcp_connect_failures_total{raddr="10.0.4.12",rport="443",cause="other"} 0' "$TMP/conn.prom" &&
+	  ! grep -q 'role="connect"' "$TMP/conn.prom" &&
+	  grep -qx 'kprof_tcp_requests_total 232' "$TMP/conn.prom"; echo $?)" \
+	"top --prometheus: connects in their own histogram and failure counters, not in the requests'"
+expect 0 '' "report with a connect row" -- fakec report -d 0.3 --no-cpu
+result "$(grep -qx 'Endpoint health: retransmits, resets and failed connects (3 of 5 endpoints had some)' "$OUT" &&
+	  grep -qE '^  10\.0\.4\.12:443 +connect +connects: [0-9]+ established, [0-9]+ refused, [0-9]+ timed out, 0 failed otherwise$' "$OUT"; echo $?)" \
+	"report: an endpoint's connects, established and failed by cause"
 
 rm -f "$LOG"
 P=$TMP/prom/kprof.prom
@@ -1347,7 +1400,7 @@ result "$(grep -qE '^kprof report: 1\.5[0-9]s window, 2 intervals; kprofmod 0\.0
 	  grep -qE '^ +60\.0% +2\.50x +120 +21 +fake-app\[[0-9]+\] +kprof_fake_hot_a <- kprof_fake_work <- kprof_fake_main$' "$OUT" &&
 	  grep -q '^Remote endpoints: by total wait (232 requests, 4 abandoned)$' "$OUT" &&
 	  grep -qE '^  \[2001:db8::1\]:8080 +server +20 +870ms +[0-9.]+% ' "$OUT" &&
-	  grep -qx 'Endpoint health: retransmits and resets (2 of 4 endpoints had some)' "$OUT" &&
+	  grep -qx 'Endpoint health: retransmits, resets and failed connects (2 of 4 endpoints had some)' "$OUT" &&
 	  grep -qE '^  10\.0\.4\.12:443 +client +6 +2 +0 +2 +4 of 200 \(2\.0%\)$' "$OUT" &&
 	  grep -qE '^  192\.168\.1\.1:5432 +client +20 +0 +4 +0 +0 of 2 \(0\.0%\)$' "$OUT" &&
 	  grep -q '^Slowest stacks per endpoint: requests of 1.00ms or more' "$OUT" &&

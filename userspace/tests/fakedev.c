@@ -132,11 +132,17 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* KPROF_FAKE_CONNECT=1: a connect row (API 3.4) after the four rows */
+static uint32_t connect_rows(void)
+{
+	return env_num("KPROF_FAKE_CONNECT", 0) ? 1 : 0;
+}
+
 static uint32_t extra_rows(void)
 {
 	long n = env_num("KPROF_FAKE_EXTRA_ROWS", 0);
 
-	return n > 0 && n <= 1000000 ? n : 0;
+	return (n > 0 && n <= 1000000 ? n : 0) + connect_rows();
 }
 
 /* Room for the rows, the CPU rows, the stacks and 1 KiB of strings. */
@@ -408,7 +414,14 @@ static void fill_rows(struct kprof_tcp_row *rows, uint32_t nr_rows)
 	rows[0].after_retransmit += 2;
 	rows[3].retransmits += 10;
 	rows[3].resets_sent += 2;
-	for (i = NR_ROWS; i < nr_rows; i++) {
+	/* the client's connects to 10.0.4.12:443 (API 3.4) */
+	if (connect_rows()) {
+		fill_row(&rows[NR_ROWS], 0, AF_INET, "10.0.4.12", 443,
+			 KPROF_ROLE_CONNECT, 4, 300000);	/* 300-525 us */
+		rows[NR_ROWS].connects_refused += 1;
+		rows[NR_ROWS].connects_timedout += 2;
+	}
+	for (i = NR_ROWS + connect_rows(); i < nr_rows; i++) {
 		char a[16];
 
 		snprintf(a, sizeof(a), "10.1.%u.%u", i >> 8 & 255, i & 255);

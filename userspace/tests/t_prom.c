@@ -87,9 +87,9 @@ static const char want_small[] =
 	"kprof_drops_total{kind=\"stacks\"} 3\n"
 	"kprof_drops_total{kind=\"export\"} 4\n"
 	"kprof_drops_total{kind=\"samples\"} 5\n"
-	"# HELP kprof_tcp_endpoint_series Endpoint series of kprof_tcp_request_duration_seconds, the other series apart.\n"
+	"# HELP kprof_tcp_endpoint_series Endpoint series of kprof_tcp_request_duration_seconds and kprof_tcp_connect_duration_seconds, the other series apart.\n"
 	"# TYPE kprof_tcp_endpoint_series gauge\n"
-	"kprof_tcp_endpoint_series 2\n"
+	"kprof_tcp_endpoint_series 3\n"
 	"# HELP kprof_tcp_endpoint_series_max Endpoint series kept before new endpoints go to the other series.\n"
 	"# TYPE kprof_tcp_endpoint_series_max gauge\n"
 	"kprof_tcp_endpoint_series_max 500\n"
@@ -133,7 +133,22 @@ static const char want_small[] =
 	"# HELP kprof_tcp_requests_after_retransmit_total TCP requests that completed after a retransmission on their socket.\n"
 	"# TYPE kprof_tcp_requests_after_retransmit_total counter\n"
 	"kprof_tcp_requests_after_retransmit_total" C "} 1\n"
-	"kprof_tcp_requests_after_retransmit_total" S "} 0\n";
+	"kprof_tcp_requests_after_retransmit_total" S "} 0\n"
+	"# HELP kprof_tcp_connect_duration_seconds TCP connect latency, SYN sent to established, per remote endpoint.\n"
+	"# TYPE kprof_tcp_connect_duration_seconds histogram\n"
+#define B(le, n) "kprof_tcp_connect_duration_seconds_bucket{raddr=\"10.0.4.12\",rport=\"443\",le=\"" le "\"} " #n "\n"
+	B("0.0001", 0) B("0.00025", 0) B("0.0005", 1) B("0.001", 1)
+	B("0.0025", 1) B("0.005", 1) B("0.01", 1) B("0.025", 1) B("0.05", 1)
+	B("0.1", 1) B("0.25", 1) B("0.5", 1) B("1", 1) B("2.5", 1) B("5", 1)
+	B("10", 1) B("+Inf", 1)
+#undef B
+	"kprof_tcp_connect_duration_seconds_sum{raddr=\"10.0.4.12\",rport=\"443\"} 0.0003\n"
+	"kprof_tcp_connect_duration_seconds_count{raddr=\"10.0.4.12\",rport=\"443\"} 1\n"
+	"# HELP kprof_tcp_connect_failures_total TCP connects to the endpoint that failed, by cause: refused by a reset, timed out after the SYN's retransmissions, or any other end.\n"
+	"# TYPE kprof_tcp_connect_failures_total counter\n"
+	"kprof_tcp_connect_failures_total{raddr=\"10.0.4.12\",rport=\"443\",cause=\"refused\"} 2\n"
+	"kprof_tcp_connect_failures_total{raddr=\"10.0.4.12\",rport=\"443\",cause=\"timedout\"} 1\n"
+	"kprof_tcp_connect_failures_total{raddr=\"10.0.4.12\",rport=\"443\",cause=\"other\"} 0\n";
 #undef C
 #undef S
 
@@ -146,7 +161,7 @@ static const char want_small[] =
 static void test_small(void)
 {
 	struct kp_snapshot snap;
-	struct kprof_tcp_row rows[3];
+	struct kprof_tcp_row rows[4];
 	struct kp_prom p;
 	char *text;
 
@@ -164,9 +179,14 @@ static void test_small(void)
 	rows[1].resets_received = 2;
 	rows[1].after_retransmit = 1;
 	rows[2].resets_sent = 4;
+	/* connects (API 3.4): their own histogram and failures, no role */
+	row(&rows[3], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CONNECT, 1,
+	    300000);
+	rows[3].connects_refused = 2;
+	rows[3].connects_timedout = 1;
 	memset(&snap, 0, sizeof(snap));
 	snap.rows = rows;
-	snap.nr_rows = 3;
+	snap.nr_rows = 4;
 	snap.requests = 6;
 	snap.abandoned = 1;
 	snap.samples = 100;
@@ -349,9 +369,9 @@ static void test_escape(void)
 	/* no series: the endpoints' families are HELP and TYPE alone */
 	EXPECT(strstr(text, "# TYPE kprof_tcp_request_duration_seconds histogram\n# HELP "),
 	       "histogram family empty");
-	EXPECT(strstr(text, "# TYPE kprof_tcp_requests_after_retransmit_total counter\n")
-	       + strlen("# TYPE kprof_tcp_requests_after_retransmit_total counter\n")
-	       == text + strlen(text), "health families last and empty");
+	EXPECT(strstr(text, "# TYPE kprof_tcp_connect_failures_total counter\n")
+	       + strlen("# TYPE kprof_tcp_connect_failures_total counter\n")
+	       == text + strlen(text), "connect families last and empty");
 	free(text);
 	kp_prom_fini(&p);
 }
