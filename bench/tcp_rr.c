@@ -15,7 +15,13 @@
  * so no read waits and nothing is scheduled: every round trip runs the
  * same kernel path, whatever the probes cost.
  *
- *   tcp_rr [-c CONNS] [-n REQS] [-s]
+ * With -l (and -s), each round trip has a connection of its own: connect,
+ * accept, the request and its echo, and both ends closed (the server's
+ * first, so the TIME_WAIT is the server's and the client's ports are
+ * free again): a connection's whole lifecycle, for the cost of the hooks
+ * on connects, state changes and closes.
+ *
+ *   tcp_rr [-c CONNS] [-n REQS] [-s [-l]]
  *
  * Output: "ns_per_rt NS rts N"
  */
@@ -88,6 +94,38 @@ __attribute__((noinline)) long rr_single_loop(long reqs)
 	return done;
 }
 
+/* -s -l: a connection per round trip; the round trips done, or -1 */
+__attribute__((noinline)) long rr_lifecycle_loop(long reqs)
+{
+	char buf[REQ_LEN] = "kprof request";
+	uint16_t port;
+	int lfd = loopback_listen(AF_INET, 16, &port), cfd, sfd;
+	long done;
+
+	if (lfd < 0)
+		return -1;
+	for (done = 0; done < reqs; done++) {
+		cfd = client_connect(AF_INET, port);
+		if (cfd < 0)
+			break;
+		sfd = accept(lfd, NULL, NULL);
+		if (sfd < 0 ||
+		    send(cfd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf) ||
+		    read_full(sfd, buf, sizeof(buf)) ||
+		    send(sfd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf) ||
+		    read_full(cfd, buf, sizeof(buf))) {
+			if (sfd >= 0)
+				close(sfd);
+			close(cfd);
+			break;
+		}
+		close(sfd);
+		close(cfd);
+	}
+	close(lfd);
+	return done;
+}
+
 /* The result line, or why there is none: the status to exit with. */
 static int report(const char *prog, long total, long want, uint64_t ns)
 {
@@ -111,10 +149,10 @@ int main(int argc, char **argv)
 	static struct conn cs[MAX_CONNS];
 	long reqs = 10000, total = 0;
 	int conns = 4, ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, opt;
-	int single = 0;
+	int single = 0, lifecycle = 0;
 	uint64_t t0, t1;
 
-	while ((opt = getopt(argc, argv, "c:n:s")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:sl")) != -1) {
 		switch (opt) {
 		case 'c':
 			conns = atoi(optarg);
@@ -125,8 +163,11 @@ int main(int argc, char **argv)
 		case 's':
 			single = 1;
 			break;
+		case 'l':
+			lifecycle = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS] [-s]\n",
+			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS] [-s [-l]]\n",
 				argv[0]);
 			return 2;
 		}
@@ -136,9 +177,14 @@ int main(int argc, char **argv)
 			argv[0], MAX_CONNS);
 		return 2;
 	}
+	if (lifecycle && !single) {
+		fprintf(stderr, "%s: -l goes with -s\n", argv[0]);
+		return 2;
+	}
 	if (single) {
 		t0 = now_ns();
-		total = rr_single_loop(reqs);
+		total = lifecycle ? rr_lifecycle_loop(reqs) :
+				    rr_single_loop(reqs);
 		t1 = now_ns();
 		return report(argv[0], total, reqs, t1 - t0);
 	}
