@@ -41,10 +41,12 @@ static void notrace kprof_tp_retransmit(KPROF_TP_RETRANSMIT_PROTO)
 	KPROF_TP_CHECK(tcp_retransmit_skb, kprof_tp_retransmit);
 	if (!KPROF_TP_RETRANSMIT_SENT)
 		return;
+	KPROF_TP_BEGIN();
 	kprof_tcp_health(sk, KPROF_HEALTH_RETRANSMITS, tcp_skb_pcount(skb));
 	if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss)
 		kprof_tcp_health(sk, KPROF_HEALTH_RETRANSMITS_RTO,
 				 tcp_skb_pcount(skb));
+	KPROF_TP_END();
 }
 #endif
 
@@ -53,8 +55,11 @@ static void notrace kprof_tp_retransmit(KPROF_TP_RETRANSMIT_PROTO)
 static void notrace kprof_tp_send_reset(KPROF_TP_SEND_RESET_PROTO)
 {
 	KPROF_TP_CHECK(tcp_send_reset, kprof_tp_send_reset);
-	if (sk && sk_fullsock(sk))
-		kprof_tcp_health(sk, KPROF_HEALTH_RESETS_SENT, 1);
+	if (!sk || !sk_fullsock(sk))
+		return;
+	KPROF_TP_BEGIN();
+	kprof_tcp_health(sk, KPROF_HEALTH_RESETS_SENT, 1);
+	KPROF_TP_END();
 }
 #endif
 
@@ -62,7 +67,9 @@ static void notrace kprof_tp_send_reset(KPROF_TP_SEND_RESET_PROTO)
 static void notrace kprof_tp_receive_reset(KPROF_TP_RECEIVE_RESET_PROTO)
 {
 	KPROF_TP_CHECK(tcp_receive_reset, kprof_tp_receive_reset);
+	KPROF_TP_BEGIN();
 	kprof_tcp_health(sk, KPROF_HEALTH_RESETS_RECEIVED, 1);
+	KPROF_TP_END();
 }
 #endif
 
@@ -70,7 +77,9 @@ static void notrace kprof_tp_receive_reset(KPROF_TP_RECEIVE_RESET_PROTO)
 static void notrace kprof_tp_destroy_sock(KPROF_TP_DESTROY_SOCK_PROTO)
 {
 	KPROF_TP_CHECK(tcp_destroy_sock, kprof_tp_destroy_sock);
+	KPROF_TP_BEGIN();
 	kprof_tcp_destroyed(sk);
+	KPROF_TP_END();
 }
 #endif
 
@@ -87,10 +96,12 @@ static void notrace kprof_tp_set_state(KPROF_TP_SET_STATE_PROTO)
 	if (likely(oldstate != TCP_SYN_SENT) ||
 	    sk->sk_protocol != IPPROTO_TCP)
 		return;
+	KPROF_TP_BEGIN();
 	if (newstate == TCP_ESTABLISHED)
 		kprof_tcp_connected(sk, true, 0);
 	else if (newstate == TCP_CLOSE)
 		kprof_tcp_connected(sk, false, READ_ONCE(sk->sk_err));
+	KPROF_TP_END();
 }
 #endif
 

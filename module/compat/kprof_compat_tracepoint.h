@@ -91,6 +91,20 @@
 #define KPROF_TP_SET_STATE_PROTO \
 	void *data, const struct sock *sk, const int oldstate, const int newstate
 
+/*
+ * A tracepoint called its probes with preemption disabled until the
+ * SRCU-fast change to __DECLARE_TRACE() (upstream "tracing: Guard
+ * __DECLARE_TRACE() use of __DO_TRACE_CALL() with SRCU-fast", after v6.12; in
+ * Debian's 7.x): since, with preemption enabled, from process context
+ * too (a close that sends a reset, a connect that fails).  A probe's work
+ * writes this CPU's tables and nesting count and reads the configuration
+ * under sched-RCU, so every probe disables preemption itself, on every
+ * kernel: no trial compile can see how a tracepoint calls its probes, and
+ * where they already run with it disabled this costs a count.
+ */
+#define KPROF_TP_BEGIN()	preempt_disable_notrace()
+#define KPROF_TP_END()		preempt_enable_notrace()
+
 /* In @probe: @probe is what register_trace_@name() takes, or no build. */
 #define KPROF_TP_CHECK(name, probe)					\
 	BUILD_BUG_ON(!__builtin_types_compatible_p(			\
