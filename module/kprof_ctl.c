@@ -94,7 +94,8 @@ u64 kprof_ctl_features(void)
 				  KPROF_ATTACH_TP_SEND_RESET |
 				  KPROF_ATTACH_TP_RECEIVE_RESET))
 		f |= KPROF_FEAT_TCP_HEALTH;
-	if (kprof_tcp_attach() & KPROF_ATTACH_TP_SET_STATE)
+	if ((kprof_tcp_attach() & KPROF_ATTACH_TP_SET_STATE) &&
+	    (kprof_tcp_attach() & KPROF_ATTACH_TCP_CONNECT))
 		f |= KPROF_FEAT_TCP_CONNECT;
 	return f | KPROF_FEAT_GUARD;
 }

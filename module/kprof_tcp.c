@@ -697,13 +697,18 @@ static void kprof_tcp_connect(struct sock *sk)
 		WRITE_ONCE(f->retx, 0);
 	}
 	WRITE_ONCE(f->role, KPROF_ROLE_CLIENT);
+	/* no start left from an earlier connect of the socket */
+	WRITE_ONCE(f->row, U32_MAX);
 	/*
 	 * Time the connect of a client the configuration wants, in the
 	 * views of the process connecting (the SYN is sent, the local port
 	 * bound).  The socket is tracked from now: the SYN's retransmits
 	 * and the reset that may refuse it count on its endpoint's row.
+	 * A socket restored in repair mode is established at once, with no
+	 * SYN: not a connect.
 	 */
-	if (!rc || !kprof_sk_wanted(rc, sk, KPROF_ROLE_CLIENT) ||
+	if (!rc || tcp_sk(sk)->repair ||
+	    !kprof_sk_wanted(rc, sk, KPROF_ROLE_CLIENT) ||
 	    kprof_guard_skip_request())
 		return;
 	WRITE_ONCE(f->views, rc->views ? kprof_sk_views(rc, sk, rc->views) : 0);
@@ -722,14 +727,17 @@ static DEFINE_PER_CPU(u64, kprof_health_missed);
 
 /*
  * @sk left SYN_SENT (sock:inet_sock_set_state, kprof_tcp_tp.c): to
- * ESTABLISHED (@ok), or closed with its error @err (0: the application
- * closed or disconnected it).  Counted on its endpoint's row of role
- * KPROF_ROLE_CONNECT if kprof_tcp_connect() timed it.  Any context: the
- * SYN-ACK's or the reset's softirq, the SYN's retransmit timer, a close.
+ * ESTABLISHED (@err 0), closed with its error @err (KPROF_CONNECT_CLOSED:
+ * none), or elsewhere (KPROF_CONNECT_FORGET: the start is dropped).
+ * Counted on its endpoint's row of role KPROF_ROLE_CONNECT if
+ * kprof_tcp_connect() timed it.  Any context: the SYN-ACK's or the
+ * reset's softirq, the SYN's retransmit timer, a close; preemption off.
  * The socket is alive and its state changing, so its slot cannot change
- * hands: the start is taken with one exchange, as a send's is.
+ * hands: the start is taken with one exchange, as a send's is.  The time
+ * is modulo 2^31 units of 256 ns: a connect established after more than
+ * 549 s (a SYN retried that long) counts short.
  */
-void notrace kprof_tcp_connected(const struct sock *sk, bool ok, int err)
+void notrace kprof_tcp_connected(const struct sock *sk, int err)
 {
 	const struct kprof_run_config *rc;
 	struct kprof_tcp_key key = { 0 };
@@ -749,7 +757,7 @@ void notrace kprof_tcp_connected(const struct sock *sk, bool ok, int err)
 		return;
 	views = READ_ONCE(f->views);
 	vgen = READ_ONCE(f->vgen);
-	if (cmpxchg(&f->row, t, U32_MAX) != t)
+	if (cmpxchg(&f->row, t, U32_MAX) != t || err == KPROF_CONNECT_FORGET)
 		return;
 	d = ((u32)(kprof_tcp_now() >> KPROF_CONN_SHIFT) - t) &
 	    (KPROF_CONN_BIT - 1);
@@ -763,7 +771,7 @@ void notrace kprof_tcp_connected(const struct sock *sk, bool ok, int err)
 	rc = rcu_dereference_sched(kprof_cfg);
 	if (rc && rc->views)
 		key.views = kprof_views_at_end(rc, sk, views, vgen);
-	if (ok) {
+	if (!err) {
 		kprof_agg_tcp_connect(&key, (u64)d << KPROF_CONN_SHIFT);
 	} else {
 		if (err == ECONNREFUSED)

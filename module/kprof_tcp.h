@@ -26,7 +26,10 @@ struct sock;
 void kprof_tcp_health(const struct sock *sk, enum kprof_health what, u32 n);
 u64 kprof_tcp_health_missed(void);
 void kprof_tcp_destroyed(const struct sock *sk);
-void kprof_tcp_connected(const struct sock *sk, bool ok, int err);
+/* kprof_tcp_connected()'s @err, beside 0 (established) and an errno */
+#define KPROF_CONNECT_CLOSED	(-1)	/* closed without an error */
+#define KPROF_CONNECT_FORGET	(-2)	/* left SYN_SENT otherwise */
+void kprof_tcp_connected(const struct sock *sk, int err);
 u32 kprof_tcp_tp_init(void);
 u32 kprof_tcp_tp_arm(void);
 void kprof_tcp_tp_disarm(u32 armed);

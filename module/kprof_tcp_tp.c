@@ -85,49 +85,57 @@ static void notrace kprof_tp_destroy_sock(KPROF_TP_DESTROY_SOCK_PROTO)
 
 #if KPROF_HAVE_TP_SET_STATE
 /*
- * Every state change of every inet socket: only a TCP socket's leaving
- * SYN_SENT goes further.  A failed connect's error is set before
- * tcp_done() closes the socket (tcp_reset(), tcp_write_err(), an ICMP
- * error in tcp_v4_err()), and stays 0 when the application closed it.
+ * Every state change of every inet socket (DCCP, SCTP and MPTCP's too):
+ * only a TCP socket's leaving SYN_SENT goes further.  A failed connect's
+ * error is set before tcp_done() closes the socket (tcp_reset(),
+ * tcp_write_err(), an ICMP error in tcp_v4_err()/tcp_v6_err(),
+ * tcp_abort()), and is still 0 when the application closed, shut down
+ * or disconnected it, or tcp_v4_connect() failed after the SYN_SENT.
+ * A simultaneous open (SYN_SENT to SYN_RECV) forgets the start.
  */
 static void notrace kprof_tp_set_state(KPROF_TP_SET_STATE_PROTO)
 {
+	int err;
+
 	KPROF_TP_CHECK(inet_sock_set_state, kprof_tp_set_state);
 	if (likely(oldstate != TCP_SYN_SENT) ||
 	    sk->sk_protocol != IPPROTO_TCP)
 		return;
-	KPROF_TP_BEGIN();
 	if (newstate == TCP_ESTABLISHED)
-		kprof_tcp_connected(sk, true, 0);
+		err = 0;
 	else if (newstate == TCP_CLOSE)
-		kprof_tcp_connected(sk, false, READ_ONCE(sk->sk_err));
+		err = READ_ONCE(sk->sk_err) ?: KPROF_CONNECT_CLOSED;
+	else
+		err = KPROF_CONNECT_FORGET;
+	KPROF_TP_BEGIN();
+	kprof_tcp_connected(sk, err);
 	KPROF_TP_END();
 }
 #endif
 
 static struct kprof_tp {
-	const char *name;	/* in tcp:, but for inet_sock_set_state */
+	const char *name;	/* system:name */
 	void *probe;
 	u32 bit;
 	struct tracepoint *tp;
 } kprof_tps[] = {
 #if KPROF_HAVE_TP_RETRANSMIT_ANY
-	{ "tcp_retransmit_skb", kprof_tp_retransmit,
+	{ "tcp:tcp_retransmit_skb", kprof_tp_retransmit,
 	  KPROF_ATTACH_TP_RETRANSMIT },
 #endif
 #if KPROF_HAVE_TP_SEND_RESET_ANY
-	{ "tcp_send_reset", kprof_tp_send_reset, KPROF_ATTACH_TP_SEND_RESET },
+	{ "tcp:tcp_send_reset", kprof_tp_send_reset, KPROF_ATTACH_TP_SEND_RESET },
 #endif
 #if KPROF_HAVE_TP_RECEIVE_RESET
-	{ "tcp_receive_reset", kprof_tp_receive_reset,
+	{ "tcp:tcp_receive_reset", kprof_tp_receive_reset,
 	  KPROF_ATTACH_TP_RECEIVE_RESET },
 #endif
 #if KPROF_HAVE_TP_DESTROY_SOCK
-	{ "tcp_destroy_sock", kprof_tp_destroy_sock,
+	{ "tcp:tcp_destroy_sock", kprof_tp_destroy_sock,
 	  KPROF_ATTACH_TP_DESTROY_SOCK },
 #endif
 #if KPROF_HAVE_TP_SET_STATE
-	{ "inet_sock_set_state", kprof_tp_set_state,
+	{ "sock:inet_sock_set_state", kprof_tp_set_state,
 	  KPROF_ATTACH_TP_SET_STATE },
 #endif
 };
@@ -137,7 +145,7 @@ static void kprof_tp_lookup(struct tracepoint *tp, void *priv)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++)
-		if (!strcmp(tp->name, kprof_tps[i].name))
+		if (!strcmp(tp->name, strchr(kprof_tps[i].name, ':') + 1))
 			kprof_tps[i].tp = tp;
 }
 
@@ -152,13 +160,13 @@ u32 kprof_tcp_tp_init(void)
 		if (kprof_tps[i].tp)
 			bits |= kprof_tps[i].bit;
 		else if (kprof_tps[i].bit == KPROF_ATTACH_TP_DESTROY_SOCK)
-			pr_info("no tracepoint tcp:%s: sockets' ends through the kprobe only\n",
+			pr_info("no tracepoint %s: sockets' ends through the kprobe only\n",
 				kprof_tps[i].name);
 		else if (kprof_tps[i].bit == KPROF_ATTACH_TP_SET_STATE)
-			pr_info("no tracepoint sock:%s: no connect rows\n",
+			pr_info("no tracepoint %s: no connect rows\n",
 				kprof_tps[i].name);
 		else
-			pr_info("no tracepoint tcp:%s: its health counter stays 0\n",
+			pr_info("no tracepoint %s: its health counter stays 0\n",
 				kprof_tps[i].name);
 	}
 	return bits;

@@ -76,7 +76,7 @@ TEST_F(dev, get_info_contents)
 	EXPECT_TRUE(info.attach & KPROF_ATTACH_TCP_DESTROY_SOCK);
 	if (info.features & KPROF_FEAT_TCP_HEALTH)
 		EXPECT_TRUE(info.attach & KPROF_ATTACH_TP_DESTROY_SOCK);
-	/* connect rows come from one tracepoint (API 3.4) */
+	/* connect rows come from one tracepoint (API 4.0) */
 	EXPECT_EQ(!!(info.features & KPROF_FEAT_TCP_CONNECT),
 		  !!(info.attach & KPROF_ATTACH_TP_SET_STATE));
 	EXPECT_EQ(0, info.running);

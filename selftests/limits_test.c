@@ -323,7 +323,7 @@ TEST(thirty_two_bit_process_gets_no_user_frames)
 	EXPECT_EQ(5, sum.walked);
 	EXPECT_EQ(0, sum.zero);
 	for (i = 0; i < t.ex.hdr->nr_tcp_rows; i++) {
-		/* the requests' rows, not the connects' (API 3.4) */
+		/* the requests' rows, not the connects' (API 4.0) */
 		if (t.ex.rows[i].rport != t.srv.port ||
 		    t.ex.rows[i].role != KPROF_ROLE_CLIENT)
 			continue;
@@ -575,7 +575,7 @@ TEST(eviction_keeps_every_readers_counts)
 	drops0 = r[1].drops_export;
 	/*
 	 * n endpoints, more than half the table: 12, or 6 where each has a
-	 * second row, of its connects (API 3.4)
+	 * second row, of its connects (API 4.0)
 	 */
 	n = connects_timed(r[0].fd) ? 6 : 12;
 

@@ -34,7 +34,7 @@ expect 1 'kprofmod is not loaded.*modprobe kprofmod' \
 kp_load
 "$KPROF_BIN" info >"$out" 2>"$err"
 if [ $? -eq 0 ] && grep -q '^kprofmod [0-9]' "$out" &&
-   grep -q 'api: *3\.' "$out" && grep -q 'cpus:' "$out"; then
+   grep -q 'api: *4\.' "$out" && grep -q 'cpus:' "$out"; then
 	tap_result 0 "info prints version, API and CPUs"
 else
 	cat "$out" "$err" | sed 's/^/#   /'
@@ -47,7 +47,7 @@ expect 1 'permission denied.*CAP_PERFMON' "info as root without capabilities" \
 	-- setpriv --inh-caps=-all --bounding-set=-all "$KPROF_BIN" info
 
 shim=$KP_DIR/fake_api_preload.so
-expect 1 'API mismatch.*API 99\.[0-9]+.*kprof speaks 3\.' \
+expect 1 'API mismatch.*API 99\.[0-9]+.*kprof speaks 4\.' \
 	"API major mismatch prints both versions" -- \
 	env LD_PRELOAD="$shim" KPROF_FAKE_API_MAJOR=99 "$KPROF_BIN" info
 
@@ -63,7 +63,7 @@ expect 2 "unknown option '-x'" "unknown subcommand option: exit 2" -- \
 expect 0 '' "--help: exit 0, nothing on stderr" -- "$KPROF_BIN" --help
 tap_check "--help prints usage on stdout" grep -q '^usage: kprof' "$out"
 "$KPROF_BIN" --version >"$out" 2>&1
-tap_check "--version prints the version" grep -qE '^kprof [0-9]+\.[0-9]+\.[0-9]+ \(API 3\.[0-9]+\)$' "$out"
+tap_check "--version prints the version" grep -qE '^kprof [0-9]+\.[0-9]+\.[0-9]+ \(API 4\.[0-9]+\)$' "$out"
 expect 2 "unknown command 'nope'" "help for an unknown command: exit 2" -- \
 	"$KPROF_BIN" help nope
 

@@ -34,7 +34,7 @@ for line in open(path):
                   "p99_ns"):
             assert k in r, k
         assert r["min_ns"] <= r["p50_ns"] <= r["p95_ns"] <= r["p99_ns"] <= r["max_ns"], r
-        # connects (API 3.4) have rows of their own
+        # connects (API 4.0) have rows of their own
         if r["rport"] == port and r["role"] != "connect":
             assert r["role"] == "client", r
             total += r["count"]

@@ -468,7 +468,7 @@ static int connect_end(int fd)
 }
 
 /*
- * Connects, per endpoint and cause (API 3.4): established ones timed on
+ * Connects, per endpoint and cause (API 4.0): established ones timed on
  * the endpoint's KPROF_ROLE_CONNECT row; refused ones (a port bound but
  * not listening answers the SYN with a reset); timed-out ones (a
  * listener whose accept queue is full drops SYNs: TCP_SYNCNT 1 gives up
@@ -665,6 +665,96 @@ TEST_F(health, connect_latency_follows_a_delay)
 	/* the median's bucket reaches into mine +-10% */
 	EXPECT_LE(lo, mine + mine / 10);
 	EXPECT_GT(hi, mine - mine / 10);
+}
+
+/* A blocking connect of @fd to 127.0.0.1:@port: 0 or an errno. */
+static int connect_to(int fd, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	return connect(fd, (void *)&a, sizeof(a)) ? errno : 0;
+}
+
+/*
+ * What is not a connect: a socket restored in repair mode (established
+ * at once, no SYN), and a simultaneous open (a socket connected to its
+ * own port).  Neither may leave a start behind: the self-connected
+ * socket, disconnected and connecting again where the configuration no
+ * longer wants its connects, to a port that refuses it, counts nothing
+ * either (before, the simultaneous open's start stayed in the slot and
+ * that refusal took it).
+ */
+TEST_F(health, repair_and_simultaneous_open_are_not_connects)
+{
+	struct kprof_config cfg = { .threshold_ns = 100ull * 1000000000,
+				    .tgid = 1 };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sums p0, p1, s0, s1, r0, r1;
+	struct sockaddr_in un = { .sin_family = AF_UNSPEC };
+	socklen_t len = sizeof(sa);
+	struct kprof_info info;
+	int fd, one = 1, bound;
+	uint16_t self_port, rport, port = 47013;
+
+	ASSERT_EQ(0, kprof_get_info(self->fd, &info));
+	if (!(info.features & KPROF_FEAT_TCP_CONNECT))
+		SKIP(return, "no sock:inet_sock_set_state on this kernel");
+	bound = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, bound);
+	ASSERT_EQ(0, bind(bound, (void *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, getsockname(bound, (void *)&sa, &len));
+	rport = ntohs(sa.sin_port);
+
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, "127.0.0.1", port, KPROF_ROLE_CONNECT, &p0);
+	sum_rows(&self->ex, "127.0.0.1", rport, KPROF_ROLE_CONNECT, &r0);
+
+	/* repair mode: connect() establishes without a SYN */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &one, sizeof(one)))
+		TH_LOG("no TCP_REPAIR (%s): that part untested",
+		       strerror(errno));
+	else
+		EXPECT_EQ(0, connect_to(fd, port));
+	close(fd);
+
+	/* a simultaneous open: bound to a port, connected to it */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	sa.sin_port = 0;
+	ASSERT_EQ(0, bind(fd, (void *)&sa, sizeof(sa)));
+	len = sizeof(sa);
+	ASSERT_EQ(0, getsockname(fd, (void *)&sa, &len));
+	self_port = ntohs(sa.sin_port);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, "127.0.0.1", self_port, KPROF_ROLE_CONNECT, &s0);
+	ASSERT_EQ(0, connect_to(fd, self_port));
+	/* then disconnected, and connecting again, no longer wanted */
+	ASSERT_EQ(0, connect(fd, (void *)&un, sizeof(un)));
+	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
+	EXPECT_EQ(ECONNREFUSED, connect_to(fd, rport));
+	close(fd);
+	close(bound);
+
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	sum_rows(&self->ex, "127.0.0.1", port, KPROF_ROLE_CONNECT, &p1);
+	sum_rows(&self->ex, "127.0.0.1", self_port, KPROF_ROLE_CONNECT, &s1);
+	sum_rows(&self->ex, "127.0.0.1", rport, KPROF_ROLE_CONNECT, &r1);
+	TH_LOG("repair: %llu connects; simultaneous open: %llu, %llu failed; unwanted reconnect: %llu refused",
+	       (unsigned long long)(p1.count - p0.count),
+	       (unsigned long long)(s1.count - s0.count),
+	       (unsigned long long)(s1.refused + s1.timedout + s1.failed -
+				    s0.refused - s0.timedout - s0.failed),
+	       (unsigned long long)(r1.refused - r0.refused));
+	EXPECT_EQ(0, p1.count + p1.failed - p0.count - p0.failed);
+	EXPECT_EQ(0, s1.count + s1.refused + s1.timedout + s1.failed -
+		     s0.count - s0.refused - s0.timedout - s0.failed);
+	EXPECT_EQ(0, r1.count + r1.refused + r1.failed -
+		     r0.count - r0.refused - r0.failed);
 }
 
 TEST_HARNESS_MAIN

@@ -1574,7 +1574,7 @@ TEST(capacity_drops_counted)
 	}
 	ASSERT_EQ(0, kp_snapshot(fd));
 	EXPECT_GE(16, ex.hdr->nr_tcp_rows);
-	/* the connects (API 3.4) take rows too, and are counted as well */
+	/* the connects (API 4.0) take rows too, and are counted as well */
 	for (i = 0; i < NSRV; i++)
 		counted += rows_count(&ex, srv[i].port, KPROF_ROLE_CLIENT,
 				      NULL) +

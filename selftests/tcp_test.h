@@ -439,7 +439,7 @@ struct rows_sum {
 
 /*
  * Sum the rows matching (rport, role), 0 matching any role of requests
- * (not the connect rows of API 3.4), into @sum, and their histograms into
+ * (not the connect rows of API 4.0), into @sum, and their histograms into
  * @hist unless NULL; returns sum->count.
  */
 static inline uint64_t rows_sum(const struct export *e, uint16_t rport,
@@ -467,7 +467,7 @@ static inline uint64_t rows_sum(const struct export *e, uint16_t rport,
 	return sum->count;
 }
 
-/* Does the module time connects, on rows of their own (API 3.4)? */
+/* Does the module time connects, on rows of their own (API 4.0)? */
 static inline int connects_timed(int fd)
 {
 	struct kprof_info info;

@@ -496,7 +496,7 @@ static int row_sane(const struct kprof_tcp_row *r)
 		return 0;
 	if (r->family != AF_INET && r->family != AF_INET6)
 		return 0;
-	/* health or failed connects alone (API 3.2, 3.4): no time */
+	/* health or failed connects alone (API 3.2, 4.0): no time */
 	if (!r->count)
 		return !hist && !r->sum_ns && r->min_ns == UINT64_MAX;
 	return hist == r->count && r->min_ns <= r->max_ns &&

@@ -15,7 +15,8 @@
  *  - Majors so far: 1 published intervals; 2.0 cumulative counts that each
  *    reader differences; 3.0 views (see struct kprof_config): a key may
  *    have a row for each set of views, which a 2.x reader would count as
- *    one key twice.
+ *    one key twice; 4.0 connect rows (KPROF_ROLE_CONNECT), whose counts
+ *    are of connects, which a 3.x reader would count as requests.
  *
  * Extensible structs
  *  Every struct passed through an ioctl starts with "__u32 size", set by the
@@ -45,8 +46,8 @@
 
 #define KPROF_DEVICE_NAME	"kprof"
 
-#define KPROF_API_MAJOR		3
-#define KPROF_API_MINOR		4
+#define KPROF_API_MAJOR		4
+#define KPROF_API_MINOR		0
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -74,7 +75,7 @@
 #define KPROF_FEAT_GUARD	_BITULL(6)	/* overhead guard (API 1.4) */
 #define KPROF_FEAT_TCP_FTRACE	_BITULL(7)	/* hot TCP hooks on ftrace (API 3.1) */
 #define KPROF_FEAT_TCP_HEALTH	_BITULL(8)	/* TCP health counters (API 3.2) */
-#define KPROF_FEAT_TCP_CONNECT	_BITULL(9)	/* connect rows (API 3.4) */
+#define KPROF_FEAT_TCP_CONNECT	_BITULL(9)	/* connect rows (API 4.0) */
 
 /* Active attach points, kprof_info.attach. */
 #define KPROF_ATTACH_TCP_SENDMSG	_BITUL(0)
@@ -92,7 +93,7 @@
 #define KPROF_ATTACH_TP_RECEIVE_RESET	_BITUL(11)	/* tcp:tcp_receive_reset */
 /* API 3.3: tcp:tcp_destroy_sock, besides the kprobe of bit 4 */
 #define KPROF_ATTACH_TP_DESTROY_SOCK	_BITUL(12)
-/* API 3.4: sock:inet_sock_set_state, for the connect rows */
+/* API 4.0: sock:inet_sock_set_state, for the connect rows */
 #define KPROF_ATTACH_TP_SET_STATE	_BITUL(13)
 
 /* What runs, kprof_info.running and kprof_ctl.what. */
@@ -214,7 +215,7 @@ struct kprof_ctl {
 #define KPROF_ROLE_CLIENT	1	/* connect(): we wait on the peer */
 #define KPROF_ROLE_SERVER	2	/* accept(): the peer waits on us */
 /*
- * Since API 3.4, rows of role KPROF_ROLE_CONNECT time connects, not
+ * Since API 4.0, rows of role KPROF_ROLE_CONNECT time connects, not
  * requests (see struct kprof_tcp_row); a reader that does not know the
  * role skips its rows.  It is not a role of struct kprof_config: a
  * client's connects are timed when KPROF_ROLE_CLIENT is traced.
@@ -445,7 +446,7 @@ struct kprof_snapshot {
  *			counts on its endpoint's row
  * (since API 3.2)
  * @health_missed:	TCP health events (see struct kprof_tcp_row), and
- *			since API 3.4 connect ends, not counted: they came
+ *			since API 4.0 connect ends, not counted: they came
  *			in softirq while a TCP handler of kprofmod ran on
  *			the same CPU, whose tables it was writing; a row's
  *			count plus these is the kernel's
@@ -739,7 +740,7 @@ struct kprof_mmap_header {
  * @rport:	remote port, host order
  * @raddr:	remote address, network order (IPv4: first 4 bytes); a
  *		network or a hash as @family says
- * @role:	KPROF_ROLE_CLIENT, KPROF_ROLE_SERVER or (API 3.4) KPROF_ROLE_CONNECT
+ * @role:	KPROF_ROLE_CLIENT, KPROF_ROLE_SERVER or (API 4.0) KPROF_ROLE_CONNECT
  * @views:	(API 3.0) bit N - 1 set: the requests passed view N's
  *		filters (see struct kprof_snapshot); part of the key, so an
  *		endpoint has a row for each set of views its requests passed
@@ -755,7 +756,7 @@ struct kprof_mmap_header {
  * Since API 3.2 (tcp_row_size at least KPROF_TCP_ROW_SIZE_VER1), the
  * endpoint's TCP health, counted on the row of stack 0 of its (endpoint,
  * role, views) for sockets kprofmod tracks (from their first wanted
- * send, or since API 3.4 their wanted connect, until their destruction
+ * send, or since API 4.0 their wanted connect, until their destruction
  * (since API 3.3; before, their close), from the kernel's tracepoints
  * (KPROF_ATTACH_TP_*); such a
  * row may have @count 0, and then @min_ns is U64_MAX:
@@ -768,7 +769,7 @@ struct kprof_mmap_header {
  * @after_retransmit:	of @count, requests that completed after a
  *			retransmission on their socket while they were in
  *			flight
- * Since API 3.4 (tcp_row_size at least KPROF_TCP_ROW_SIZE_VER2, with
+ * Since API 4.0 (tcp_row_size at least KPROF_TCP_ROW_SIZE_VER2, with
  * KPROF_FEAT_TCP_CONNECT), a client's connects have rows of their own, of
  * role KPROF_ROLE_CONNECT and stack 0, from sock:inet_sock_set_state: a
  * connect starts when tcp_connect() sends the SYN (the process's
@@ -779,12 +780,16 @@ struct kprof_mmap_header {
  * counters stay 0 (a connecting socket's retransmitted SYNs and the
  * reset that refuses it count on the client's row of stack 0), and the
  * connects that failed count by cause:
- * @connects_refused:	a reset answered the SYN (ECONNREFUSED)
- * @connects_timedout:	no answer after the SYN's retransmissions
- *			(ETIMEDOUT)
- * @connects_failed:	any other end: an ICMP error (EHOSTUNREACH, ...),
- *			or the application closed or disconnected the
- *			socket while it was connecting
+ * @connects_refused:	ECONNREFUSED: a reset answered the SYN, or an
+ *			ICMP port unreachable did
+ * @connects_timedout:	ETIMEDOUT: no answer after the SYN's
+ *			retransmissions (one that got soft ICMP errors
+ *			meanwhile fails with that error, below)
+ * @connects_failed:	any other end: another ICMP error (EHOSTUNREACH,
+ *			...), an abort (ECONNABORTED), or the application
+ *			closed, shut down or disconnected the socket while
+ *			it was connecting; a simultaneous open is not
+ *			counted
  * Attempts are @count plus the three; 0 on the other roles' rows.
  */
 struct kprof_tcp_row {
@@ -813,7 +818,7 @@ struct kprof_tcp_row {
 
 #define KPROF_TCP_ROW_SIZE_VER0	1224	/* API 2.0 to 3.1 */
 #define KPROF_TCP_ROW_SIZE_VER1	1264	/* API 3.2: the health counters */
-#define KPROF_TCP_ROW_SIZE_VER2	1288	/* API 3.4: the connects' failures */
+#define KPROF_TCP_ROW_SIZE_VER2	1288	/* API 4.0: the connects' failures */
 
 /**
  * struct kprof_cpu_row - CPU samples of one (stack, process)

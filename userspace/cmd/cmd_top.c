@@ -511,7 +511,7 @@ static void print_cpu(struct top *t, const struct kp_snapshot *snap,
 }
 
 /*
- * The connect row (API 3.4) of @r's endpoint in @snap, for a client's or
+ * The connect row (API 4.0) of @r's endpoint in @snap, for a client's or
  * a connect's row; NULL if none.  A linear search: only for shown rows.
  */
 static const struct kprof_tcp_row *

@@ -24,7 +24,7 @@ void kp_row_stats(const struct kprof_tcp_row *r, struct kp_row_stats *s);
  * @r have any, add @r's to @d, @d = @c - @p (a same-birth earlier copy).
  */
 int kp_row_has_health(const struct kprof_tcp_row *r);
-/* Connects that failed, any cause (API 3.4, KPROF_ROLE_CONNECT rows). */
+/* Connects that failed, any cause (API 4.0, KPROF_ROLE_CONNECT rows). */
 uint64_t kp_row_connect_failures(const struct kprof_tcp_row *r);
 void kp_row_health_add(struct kprof_tcp_row *d, const struct kprof_tcp_row *r);
 void kp_row_health_sub(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,

@@ -256,7 +256,7 @@ static int ep_cmp(const void *a, const void *b)
 
 /*
  * {raddr="…",rport="…",role="…" without the closing brace; a connect
- * series (API 3.4) has no role: its metrics' names say it.
+ * series (API 4.0) has no role: its metrics' names say it.
  */
 static void ep_labels(FILE *f, const struct kp_prom_ep *ep)
 {

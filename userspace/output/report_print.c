@@ -271,7 +271,7 @@ static void text_ep_health(const struct kp_report *r)
 			continue;
 		shown++;
 		ep_name(ep, sizeof(ep), &r->eps[i]);
-		/* a connect row (API 3.4): its connects' outcomes */
+		/* a connect row (API 4.0): its connects' outcomes */
 		if (e->role == KPROF_ROLE_CONNECT) {
 			printf("  %-24s  %-7s  connects: %" PRIu64
 			       " established, %" PRIu64 " refused, %" PRIu64

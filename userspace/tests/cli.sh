@@ -387,14 +387,14 @@ fi
 # --- info against the fake device ------------------------------------------------
 
 expect 0 '' "info" -- fake info
-result "$(grep -qx 'kprofmod 0.0.0-fake' "$OUT" && grep -qE '^  api:       3\.[0-9]+ \(kprof speaks 3\.[0-9]+\)$' "$OUT" &&
+result "$(grep -qx 'kprofmod 0.0.0-fake' "$OUT" && grep -qE '^  api:       4\.[0-9]+ \(kprof speaks 4\.[0-9]+\)$' "$OUT" &&
 	  grep -qx '  features:  tcp-latency user-stacks ksyms cpu-sampling' "$OUT" &&
 	  grep -qx '  attach:    tcp_sendmsg tcp_cleanup_rbuf tcp_v4_destroy_sock' "$OUT" &&
 	  grep -qx '  running:   none' "$OUT" &&
 	  grep -qx '  capacity:  1024 TCP rows, 1024 stacks, 4096 requests in flight' "$OUT" &&
 	  grep -qx '  mapping:   64 KiB' "$OUT"; echo $?)" \
 	"info: features, attach points, running, capacities"
-expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.0, this kprof speaks 3\.[0-9]+; install matching versions$' \
+expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.0, this kprof speaks 4\.[0-9]+; install matching versions$' \
 	"info on an API 1.0 module: refused, saying which versions speak which API" -- \
 	env KPROF_FAKE_OLD=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" info
 
@@ -677,14 +677,14 @@ PY
 echo $?)" "top -p: only that process's hot stacks (no kernel thread)"
 
 rm -f "$LOG"
-expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.1, this kprof speaks 3\.[0-9]+; install matching versions$' \
+expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.1, this kprof speaks 4\.[0-9]+; install matching versions$' \
 	"top on an API 1.1 module (intervals, not cumulative counts): refused, one line" -- \
 	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
 	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
 result "$(! grep -qE '^(SET_CONFIG|START|STOP|SNAPSHOT)' "$LOG"; echo $?)" \
 	"top on an API 1.1 module: nothing configured, started or read"
 rm -f "$LOG"
-expect 0 '^kprof: note: kprofmod 0\.0\.0-fake does not trace TCP latency \(API 3\.[0-9]+\): CPU samples only$' \
+expect 0 '^kprof: note: kprofmod 0\.0\.0-fake does not trace TCP latency \(API 4\.[0-9]+\): CPU samples only$' \
 	"top on a module that cannot trace TCP: a one-line note, CPU only" -- \
 	env KPROF_FAKE_FEATURES=8 KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" \
 	LD_PRELOAD="$FAKE" "$KPROF" top -n 1 -i 0.01 --json
@@ -723,19 +723,19 @@ result "$( [ $rc -eq 0 ] && grep -q '^kprof: no window this time (the next one c
 	   [ "$(python3 -c 'import json, sys; print(sum(json.loads(l)["requests"] for l in open(sys.argv[1])))' "$OUT")" -eq $((116 * 3)) ]; echo $?)" \
 	"top: after a copy that failed, the next read copies without a snapshot (the module may evict what it has not copied)"
 
-expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.0, this kprof speaks 3\.[0-9]+; install matching versions$' "top on an API 1.0 module: exit 1" -- \
+expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.0, this kprof speaks 4\.[0-9]+; install matching versions$' "top on an API 1.0 module: exit 1" -- \
 	env KPROF_FAKE_OLD=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top
 expect 1 'can neither trace TCP latency nor sample CPU stacks' "top on a module with neither: exit 1" -- \
 	env KPROF_FAKE_FEATURES=0 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 if [ -n "$cg2" ]; then
-	expect 1 'cannot filter by cgroup on its kernel \(API 3\.[0-9]+\)' \
+	expect 1 'cannot filter by cgroup on its kernel \(API 4\.[0-9]+\)' \
 		"top --cgroup on a module without the cgroup filter: exit 1" -- \
 		fake top -n 1 --cgroup "$cg2"
 else
 	skip "top --cgroup on a module without the cgroup filter: exit 1" "no cgroup2 mount"
 fi
-expect 1 'does not trace TCP latency \(API 3\.[0-9]+\)$' "top --no-cpu on a module without TCP latency: exit 1" -- \
+expect 1 'does not trace TCP latency \(API 4\.[0-9]+\)$' "top --no-cpu on a module without TCP latency: exit 1" -- \
 	env KPROF_FAKE_FEATURES=8 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" top --no-cpu
 rm -f "$LOG"
 expect 1 'permission denied on /fake/kprof \(KPROF_IOC_START\)' "top: START refused: exit 1" -- \
@@ -859,7 +859,7 @@ promtool_check()
 }
 promtool_check "$TMP/good.prom" "the checker's good file"
 
-# Connects (API 3.4): a connect row of 10.0.4.12:443, 4 established (300 to
+# Connects (API 4.0): a connect row of 10.0.4.12:443, 4 established (300 to
 # 525 us) and 1 refused, 2 timed out per interval, beside its client row.
 fakec()
 {
@@ -956,7 +956,7 @@ want = {
 for k, val in want.items():
     assert v.get(k) == val, (k, v.get(k), val)
 assert len([k for k in v if k.startswith(H + "_count")]) == 4
-assert re.search(r'^kprof_info\{version="[^"]+",module_version="0\.0\.0-fake",api="3\.[0-9]+"\} 1$', text, re.M)
+assert re.search(r'^kprof_info\{version="[^"]+",module_version="0\.0\.0-fake",api="4\.[0-9]+"\} 1$', text, re.M)
 PY
 echo $?)" "top --prometheus: totals of both intervals, one series per endpoint and role, stacks merged"
 
@@ -1260,7 +1260,7 @@ expect 0 '' "record --format pprof --no-tcp" -- fake record --format pprof --no-
 result "$( [ -s "$TMP/nt.pb.gz" ] && [ ! -e "$TMP/nt.pb.gz.latency.pb.gz" ] &&
 	   [ "$(grep -E '^(START|STOP)' "$LOG" | tr '\n' ' ')" = "START what=2 STOP what=2 " ]; echo $?)" \
 	"record pprof --no-tcp: no latency file, no TCP tracing"
-expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.1, this kprof speaks 3\.[0-9]+; install matching versions$' \
+expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.1, this kprof speaks 4\.[0-9]+; install matching versions$' \
 	"record folded on an API 1.1 module: exit 1" -- \
 	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
 	"$KPROF" record -d 0.1 -o "$TMP/old.folded"
@@ -1392,7 +1392,7 @@ echo $?)" "report --json: docs/report-json.md names every field"
 
 rm -f "$LOG"
 expect 0 '' "report -d 1.5 --top 3 (text)" -- fake report -d 1.5 --top 3
-result "$(grep -qE '^kprof report: 1\.5[0-9]s window, 2 intervals; kprofmod 0\.0\.0-fake \(API 3\.[0-9]+\), 2 CPUs online$' "$OUT" &&
+result "$(grep -qE '^kprof report: 1\.5[0-9]s window, 2 intervals; kprofmod 0\.0\.0-fake \(API 4\.[0-9]+\), 2 CPUs online$' "$OUT" &&
 	  grep -qx 'Hot functions: share of 200 busy CPU samples (300 total, 100 idle, 99 Hz)' "$OUT" &&
 	  grep -qE '^ +60\.0% +2\.50x +60\.0% +2\.50x +120 +user +kprof_fake_hot_a$' "$OUT" &&
 	  grep -qx '  (16 more functions)' "$OUT" &&
@@ -1448,7 +1448,7 @@ assert o["cpu"]["samples_total"] == 300' "$OUT" &&
 	   [ "$(tail -n 1 "$LOG")" = "STOP what=3" ]; echo $?)" \
 	"report: SIGINT ends the window early, the report covers what was gathered"
 
-expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.1, this kprof speaks 3\.[0-9]+; install matching versions$' \
+expect 1 '^kprof: API mismatch: kprofmod 0\.0\.0-fake speaks API 1\.1, this kprof speaks 4\.[0-9]+; install matching versions$' \
 	"report --no-tcp on an API 1.1 module: exit 1" -- \
 	env KPROF_FAKE_API11=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" "$KPROF" report --no-tcp -d 0.1
 

@@ -132,7 +132,7 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* KPROF_FAKE_CONNECT=1: a connect row (API 3.4) after the four rows */
+/* KPROF_FAKE_CONNECT=1: a connect row (API 4.0) after the four rows */
 static uint32_t connect_rows(void)
 {
 	return env_num("KPROF_FAKE_CONNECT", 0) ? 1 : 0;
@@ -414,7 +414,7 @@ static void fill_rows(struct kprof_tcp_row *rows, uint32_t nr_rows)
 	rows[0].after_retransmit += 2;
 	rows[3].retransmits += 10;
 	rows[3].resets_sent += 2;
-	/* the client's connects to 10.0.4.12:443 (API 3.4) */
+	/* the client's connects to 10.0.4.12:443 (API 4.0) */
 	if (connect_rows()) {
 		fill_row(&rows[NR_ROWS], 0, AF_INET, "10.0.4.12", 443,
 			 KPROF_ROLE_CONNECT, 4, 300000);	/* 300-525 us */

@@ -179,7 +179,7 @@ static void test_small(void)
 	rows[1].resets_received = 2;
 	rows[1].after_retransmit = 1;
 	rows[2].resets_sent = 4;
-	/* connects (API 3.4): their own histogram and failures, no role */
+	/* connects (API 4.0): their own histogram and failures, no role */
 	row(&rows[3], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CONNECT, 1,
 	    300000);
 	rows[3].connects_refused = 2;
