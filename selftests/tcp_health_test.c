@@ -327,9 +327,14 @@ TEST_F(health, retransmits_match_the_kernels_count)
 	       (unsigned long long)(s1.retx - s0.retx), theirs[1] - theirs[0],
 	       (unsigned long long)(c1.after - c0.after),
 	       (unsigned long long)(missed1 - missed0));
-	/* 5% of some 1,500 segments each way: never none */
+	/*
+	 * The client never goes without: it retransmits for its lost
+	 * requests and for the server's lost acknowledgements.  The server
+	 * retransmits only its lost answers, 60 packets where the veth pair
+	 * keeps GSO (16 KiB each): none lost, one run in twenty (7.2 once
+	 * had 0, the kernel's count too).  Its count is checked exactly.
+	 */
 	EXPECT_LT(0, mine[1] - mine[0]);
-	EXPECT_LT(0, theirs[1] - theirs[0]);
 	/* exact, but for events that came while a handler ran (counted) */
 	EXPECT_LE(c1.retx - c0.retx, mine[1] - mine[0]);
 	EXPECT_LE(mine[1] - mine[0] - (c1.retx - c0.retx), missed1 - missed0);
@@ -594,23 +599,63 @@ static void ns_listener(int ready, int go, uint16_t port)
 	_exit(0);
 }
 
-/*
- * Connects through a veth pair whose netem delays the client's packets by
- * DELAY_MS: the median connect time on the endpoint's connect row is the
- * one the client measured around connect() (the delay plus the path's
- * own time), within 10%, and every connect counts.
- */
 #define DELAY_MS	20
 #define NCONN		20
+
+/*
+ * NCONN connects to @a, each timed by the client into @took (sorted), and
+ * the histogram of the endpoint's connect rows over them (snapshots on
+ * @dev) into @h; the number kprofmod counted, or -1.
+ */
+static int64_t connect_round(int dev, struct export *ex,
+			     const struct sockaddr_in *a, uint64_t *took,
+			     uint64_t *h)
+{
+	uint64_t h0[KPROF_HIST_BUCKETS] = { 0 }, t0;
+	struct rows_sum r0, r1;
+	unsigned int b;
+	int i, fd;
+
+	memset(h, 0, KPROF_HIST_BUCKETS * sizeof(*h));
+	if (kp_snapshot(dev))
+		return -1;
+	rows_sum(ex, ntohs(a->sin_port), KPROF_ROLE_CONNECT, h0, &r0);
+	for (i = 0; i < NCONN; i++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		t0 = now_ns();
+		if (connect(fd, (const void *)a, sizeof(*a))) {
+			close(fd);
+			return -1;
+		}
+		took[i] = now_ns() - t0;
+		close(fd);
+	}
+	if (kp_snapshot(dev))
+		return -1;
+	rows_sum(ex, ntohs(a->sin_port), KPROF_ROLE_CONNECT, h, &r1);
+	for (b = 0; b < KPROF_HIST_BUCKETS; b++)
+		h[b] -= h0[b];
+	qsort(took, NCONN, sizeof(took[0]), cmp_u64);
+	return r1.count - r0.count;
+}
+
+/*
+ * Connects through a veth pair, then with netem delaying the client's
+ * packets by DELAY_MS: every connect counts, and the median connect time
+ * on the endpoint's connect row is the delay plus the path's own (the
+ * median of the connects before the delay) within 10%.  The client's
+ * own times, which add its wake-up, are logged beside.
+ */
 TEST_F(health, connect_latency_follows_a_delay)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	uint64_t h0[KPROF_HIST_BUCKETS] = { 0 }, h1[KPROF_HIST_BUCKETS] = { 0 };
-	uint64_t took[NCONN], t0, mine, lo, hi;
+	uint64_t h[KPROF_HIST_BUCKETS], took[NCONN], base, want, lo, hi;
 	struct kprof_info info;
-	struct rows_sum r0, r1;
 	uint16_t port = 47012;
-	int ready[2], go[2], fd, i, st;
+	int ready[2], go[2], st;
+	int64_t nbase, ndelay;
 	unsigned int b;
 	char ch, cmd[80];
 	pid_t pid;
@@ -630,6 +675,17 @@ TEST_F(health, connect_latency_follows_a_delay)
 	}
 	close(go[0]);
 	ASSERT_EQ(1, read(ready[0], &ch, 1));
+	a.sin_port = htons(port);
+	inet_pton(AF_INET, ADDR_S, &a.sin_addr);
+
+	/* the path's own connect time */
+	nbase = connect_round(self->fd, &self->ex, &a, took, h);
+	b = hist_rank_bucket(h, pct_rank(50, NCONN));
+	base = (hist_lower(b) + hist_lower(b + 1)) / 2;
+	TH_LOG("no delay: %lld connects, kprof's median %.3f ms, the client's %.3f ms",
+	       (long long)nbase, base / 1e6,
+	       took[pct_rank(50, NCONN) - 1] / 1e6);
+
 	snprintf(cmd, sizeof(cmd), "tc qdisc add dev kph0 root netem delay %dms",
 		 DELAY_MS);
 	if (sh(cmd)) {
@@ -638,41 +694,26 @@ TEST_F(health, connect_latency_follows_a_delay)
 		net_down();
 		SKIP(return, "no netem qdisc (tc, sch_netem)");
 	}
-	a.sin_port = htons(port);
-	inet_pton(AF_INET, ADDR_S, &a.sin_addr);
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	rows_sum(&self->ex, port, KPROF_ROLE_CONNECT, h0, &r0);
-	for (i = 0; i < NCONN; i++) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		ASSERT_LE(0, fd);
-		t0 = now_ns();
-		ASSERT_EQ(0, connect(fd, (void *)&a, sizeof(a)));
-		took[i] = now_ns() - t0;
-		close(fd);
-	}
-	ASSERT_EQ(0, kp_snapshot(self->fd));
-	rows_sum(&self->ex, port, KPROF_ROLE_CONNECT, h1, &r1);
+	ndelay = connect_round(self->fd, &self->ex, &a, took, h);
 	close(go[1]);
 	waitpid(pid, &st, 0);
 	sh("tc qdisc del dev kph0 root");
 	net_down();
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 
-	for (b = 0; b < KPROF_HIST_BUCKETS; b++)
-		h1[b] -= h0[b];
-	qsort(took, NCONN, sizeof(took[0]), cmp_u64);
-	mine = took[pct_rank(50, NCONN) - 1];
-	b = hist_rank_bucket(h1, pct_rank(50, NCONN));
+	want = DELAY_MS * 1000000ull + base;
+	b = hist_rank_bucket(h, pct_rank(50, NCONN));
 	lo = hist_lower(b);
 	hi = b + 1 < KPROF_HIST_BUCKETS ? hist_lower(b + 1) : UINT64_MAX;
-	TH_LOG("%llu connects: median %.3f ms measured, kprof's bucket [%.3f, %.3f) ms; fastest %.3f ms",
-	       (unsigned long long)(r1.count - r0.count), mine / 1e6,
-	       lo / 1e6, hi / 1e6, took[0] / 1e6);
-	EXPECT_EQ(NCONN, r1.count - r0.count);
+	TH_LOG("delay %d ms: %lld connects, kprof's median in [%.3f, %.3f) ms, want %.3f ms; the client's median %.3f ms, fastest %.3f ms",
+	       DELAY_MS, (long long)ndelay, lo / 1e6, hi / 1e6, want / 1e6,
+	       took[pct_rank(50, NCONN) - 1] / 1e6, took[0] / 1e6);
+	EXPECT_EQ(NCONN, nbase);
+	EXPECT_EQ(NCONN, ndelay);
 	EXPECT_LE(DELAY_MS * 1000000ull, took[0]);
-	/* the median's bucket reaches into mine +-10% */
-	EXPECT_LE(lo, mine + mine / 10);
-	EXPECT_GT(hi, mine - mine / 10);
+	/* the median's bucket reaches into want +-10% */
+	EXPECT_LE(lo, want + want / 10);
+	EXPECT_GT(hi, want - want / 10);
 }
 
 /* A blocking connect of @fd to 127.0.0.1:@port: 0 or an errno. */
