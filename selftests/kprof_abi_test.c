@@ -404,6 +404,7 @@ TEST_F(dev, mmap_refused_even_when_everyone_may_open)
 	 * without the capability gets at the ioctls or the mapping, where
 	 * the kernel frames are.
 	 */
+	kprof_test_udev_settle();
 	ASSERT_EQ(0, stat(KPROF_TEST_DEV, &st));
 	ASSERT_EQ(0, chmod(KPROF_TEST_DEV, 0666));
 	err = child_access(-1, -1, 65534, 1);

@@ -44,6 +44,20 @@ static inline long kprof_test_sysctl(const char *name)
 }
 
 /*
+ * Wait until udev, where it runs (virtme-ng starts systemd-udevd), has
+ * handled every event queued so far.  Its handling of the device's "add"
+ * event sets the node's mode again (0600, the default rules): on a slow
+ * kernel that can come seconds after the load and undo a test's chmod.
+ */
+static inline void kprof_test_udev_settle(void)
+{
+	int rc = system("command -v udevadm >/dev/null 2>&1 && "
+			"udevadm settle -t 60 >/dev/null 2>&1");
+
+	(void)rc;
+}
+
+/*
  * Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe,
  * with the module parameters in $KPROF_LOAD_PARAMS.
  */
