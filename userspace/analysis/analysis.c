@@ -8,6 +8,8 @@
 #include "analysis.h"
 #include "hist.h"
 #include "row.h"
+#include "series.h"
+#include "stats.h"
 
 #define KP_NO_FRAMES	"[no frames]"
 
@@ -221,6 +223,49 @@ static int find_slow(const struct kp_rec *rec, struct kp_endpoint *ep)
 	return 0;
 }
 
+int kp_together(const struct kp_series_set *set, const struct kp_series *s,
+		struct kp_together *t)
+{
+	size_t n = kp_series_points(set), i, k = 0;
+	double *x, *y;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->rho = NAN;
+	t->p = NAN;
+	t->span = set->span;
+	if (!s || !n)
+		return 0;
+	x = calloc(n, sizeof(*x));
+	y = calloc(n, sizeof(*y));
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct kp_spoint *pt = &s->points[i];
+
+		if (!pt->count)
+			continue;
+		x[k] = pt->errors;
+		y[k++] = (double)pt->p99_ns;
+		t->with_errors += !!pt->errors;
+	}
+	t->points = k;
+	ret = 0;
+	if (k >= KP_TOGETHER_MIN_POINTS && t->with_errors) {
+		ret = kp_rank_corr(x, y, k, KP_TOGETHER_PERMS, &t->rho, &t->p);
+		t->tested = !ret;
+		if (ret == -EDOM)
+			ret = 0;
+	}
+	t->together = t->tested && t->rho > 0 && t->p < KP_TOGETHER_ALPHA;
+	free(x);
+	free(y);
+	return ret;
+}
+
 int kp_endpoints(const struct kp_rec *rec, struct kp_endpoint **out,
 		 size_t *nr)
 {
@@ -254,7 +299,10 @@ int kp_endpoints(const struct kp_rec *rec, struct kp_endpoint **out,
 		v[j].p50 = kp_row_percentile(&v[j].sum, 50);
 		v[j].p95 = kp_row_percentile(&v[j].sum, 95);
 		v[j].p99 = kp_row_percentile(&v[j].sum, 99);
-		if (find_slow(rec, &v[j])) {
+		if (find_slow(rec, &v[j]) ||
+		    kp_together(&rec->series,
+				kp_series_find(&rec->series, &v[j].sum),
+				&v[j].tog)) {
 			kp_endpoints_free(v, n);
 			return -ENOMEM;
 		}

@@ -59,6 +59,35 @@ int kp_hot_funcs(const struct kp_rec *rec, struct kp_func **out, size_t *nr);
 
 /* --- remote endpoints -------------------------------------------------- */
 
+/*
+ * Do an endpoint's latency and errors move together?  Over the intervals
+ * in which its requests completed (the points of its series), Spearman's
+ * rank correlation of each interval's p99 with its errors (retransmitted
+ * segments, resets, failed connects), and the permutation test's
+ * one-sided p-value.  "Together" when that correlation is positive, its
+ * p-value under KP_TOGETHER_ALPHA and there were at least
+ * KP_TOGETHER_MIN_POINTS such intervals.
+ */
+#define KP_TOGETHER_MIN_POINTS	6
+#define KP_TOGETHER_ALPHA	0.01
+#define KP_TOGETHER_PERMS	1999
+
+struct kp_together {
+	uint32_t points;	/* intervals (points) with requests */
+	uint32_t with_errors;	/* of which had errors */
+	uint32_t span;		/* intervals per point */
+	int tested;		/* rho and p computed (else both NaN) */
+	double rho, p;
+	int together;
+};
+
+/*
+ * @s's verdict; a NULL @s (an endpoint the series did not keep) gives an
+ * untested one.  0 or -ENOMEM.
+ */
+int kp_together(const struct kp_series_set *set, const struct kp_series *s,
+		struct kp_together *t);
+
 struct kp_endpoint {
 	/* The rows of one (family, address, port, role) added up, histograms
 	 * merged; stack_id 0. */
@@ -69,6 +98,7 @@ struct kp_endpoint {
 	 * by p99, then max, then count. */
 	size_t *slow;
 	size_t nr_slow;
+	struct kp_together tog;
 };
 
 /*

@@ -133,6 +133,7 @@ void kp_rec_fini(struct kp_rec *rec)
 	kp_htab_free(&rec->cpu_idx);
 	kp_htab_free(&rec->tcp_idx);
 	kp_htab_free(&rec->map_idx);
+	kp_series_fini(&rec->series);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -537,6 +538,9 @@ int kp_rec_add(struct kp_rec *rec, const struct kp_snapshot *snap, int cpu,
 			if (ret)
 				return ret;
 		}
+		ret = kp_series_add(&rec->series, snap->rows, snap->nr_rows);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <linux/kprof.h>
 
 #include "htab.h"
+#include "series.h"
 #include "snapshot.h"
 #include "stack.h"
 #include "symbolize.h"
@@ -103,6 +104,8 @@ struct kp_rec {
 	struct kp_rtcp *tcp;
 	size_t nr_tcp, cap_tcp;
 	struct kp_htab tcp_idx;
+	/* the TCP rows per endpoint and interval (series.h) */
+	struct kp_series_set series;
 
 	struct kp_rmap *maps;
 	size_t nr_maps, cap_maps;

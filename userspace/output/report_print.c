@@ -244,6 +244,42 @@ static void text_endpoints(const struct kp_report *r)
 }
 
 /*
+ * The endpoints whose p99 rose and fell with their errors, interval by
+ * interval (kp_together()), in the order of the endpoints table.
+ */
+static void text_together(const struct kp_report *r)
+{
+	char ep[KP_ADDR_LEN];
+	size_t i, tested = 0, shown = 0;
+
+	for (i = 0; i < r->nr_eps; i++)
+		tested += r->eps[i].tog.tested;
+	printf("  Latency and errors moving together: each interval's p99 against its errors,\n"
+	       "  rank-correlated (Spearman; permutation test, p < %g; endpoints with errors\n"
+	       "  and requests in at least %d intervals: %zu)\n",
+	       KP_TOGETHER_ALPHA, KP_TOGETHER_MIN_POINTS, tested);
+	for (i = 0; i < r->nr_eps; i++) {
+		const struct kp_together *t = &r->eps[i].tog;
+
+		if (!t->together)
+			continue;
+		if (shown++ == r->top)
+			continue;
+		ep_name(ep, sizeof(ep), &r->eps[i]);
+		printf("    %-24s  %-7s  rho %.2f (p %.4f) over %u intervals with requests, %u with errors",
+		       ep, kp_role_name(r->eps[i].sum.role), t->rho, t->p,
+		       t->points, t->with_errors);
+		if (t->span > 1)
+			printf(" (each %u intervals merged)", t->span);
+		printf("\n");
+	}
+	if (!shown)
+		printf("    none\n");
+	else if (shown > r->top)
+		printf("    (%" PRIu64 " more endpoints)\n", shown - r->top);
+}
+
+/*
  * Endpoints with retransmits or resets (API 3.2), in the order of the
  * endpoints table; the share of requests that waited for a
  * retransmission says how much of the latency the loss may explain.
@@ -295,6 +331,7 @@ static void text_ep_health(const struct kp_report *r)
 	}
 	if (n > shown)
 		printf("  (%zu more endpoints)\n", n - shown);
+	text_together(r);
 }
 
 static void text_slow(const struct kp_report *r)
@@ -522,6 +559,20 @@ static json_object *json_slow(const struct kp_report *r,
 	return a;
 }
 
+/* kp_together()'s verdict: numbers that are not defined are null. */
+static json_object *json_together(const struct kp_together *t)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "points", kp_json_u64(t->points));
+	add(o, "points_with_errors", kp_json_u64(t->with_errors));
+	add(o, "intervals_per_point", kp_json_u64(t->span));
+	add(o, "rho", t->tested ? json_object_new_double(t->rho) : NULL);
+	add(o, "p_value", t->tested ? json_object_new_double(t->p) : NULL);
+	add(o, "together", json_object_new_boolean(t->together));
+	return o;
+}
+
 static json_object *json_endpoints(const struct kp_report *r)
 {
 	json_object *a = json_object_new_array(), *o;
@@ -539,6 +590,7 @@ static json_object *json_endpoints(const struct kp_report *r)
 		    json_object_new_double(kp_window_share(e->sum.sum_ns,
 							   window_ns(r->rec))));
 		add(o, "below_threshold", kp_json_u64(e->below));
+		add(o, "latency_errors", json_together(&e->tog));
 		add(o, "slow_stacks", json_slow(r, e));
 		json_object_array_add(a, o);
 	}

@@ -26,6 +26,9 @@
  *                             large interval, for profiling)
  *   KPROF_FAKE_THRESHOLD=NS   the module's threshold in the header
  *                             (another reader's lower one)
+ *   KPROF_FAKE_LOSSY=1        in interval i, 10.0.4.12:443 is 1 + i % 4
+ *                             times as slow, with 3 * (i % 4) more
+ *                             retransmits
  *   KPROF_FAKE_ODD=N          the Nth snapshot leaves the generation odd,
  *                             as if still writing, until the reader next
  *                             waits in ppoll()
@@ -397,10 +400,14 @@ static int sessions(void)
 /* One interval's requests added to every TCP row. */
 static void fill_rows(struct kprof_tcp_row *rows, uint32_t nr_rows)
 {
+	static unsigned int intervals;
+	unsigned int loss = env_num("KPROF_FAKE_LOSSY", 0) ? intervals++ % 4 : 0;
 	uint32_t i;
 
+	/* KPROF_FAKE_LOSSY=1: slower with more retransmits, and back */
 	fill_row(&rows[0], 0, AF_INET, "10.0.4.12", 443, KPROF_ROLE_CLIENT,
-		 100, 1000000);				/* total ~150 ms */
+		 100, 1000000 * (1 + loss));		/* total ~150 ms */
+	rows[0].retransmits += 3 * loss;
 	fill_row(&rows[1], 7, AF_INET6, "2001:db8::1", 8080,
 		 KPROF_ROLE_SERVER, 10, 30000000);	/* ~450 ms */
 	fill_row(&rows[2], 12, AF_INET6, "::ffff:127.0.0.1", 80,

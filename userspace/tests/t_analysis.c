@@ -12,6 +12,7 @@
 
 #include "analysis.h"
 #include "hist.h"
+#include "series.h"
 #include "unit.h"
 
 static void test_share_amdahl(void)
@@ -279,10 +280,122 @@ static void test_endpoints(void)
 	kp_endpoints_free(ep, n);
 }
 
+/*
+ * Per-endpoint series, one interval at a time: A's p99 is high exactly in
+ * the intervals with retransmits, B's rises and falls on its own, C has
+ * errors but a p99 that never changes, D too few intervals.
+ */
+static void test_together(void)
+{
+	static struct kprof_tcp_row rows[4];
+	struct kp_series_set set;
+	struct kp_together t;
+	const struct kp_series *a;
+	unsigned int i;
+
+	memset(&set, 0, sizeof(set));
+	for (i = 0; i < 20; i++) {
+		int lossy = i % 3 == 0, slow_b = i % 2 == 0;
+
+		row_of(&rows[0], 7, AF_INET, "10.0.0.1", 443, KPROF_ROLE_CLIENT,
+		       (uint64_t[]){ 1000000 + i, 50000000 },
+		       (unsigned int[]){ 9, lossy }, 2);
+		rows[0].retransmits = lossy ? 5 : 0;
+		row_of(&rows[1], 7, AF_INET, "10.0.0.2", 443, KPROF_ROLE_CLIENT,
+		       (uint64_t[]){ slow_b ? 40000000 : 2000000 },
+		       (unsigned int[]){ 10 }, 1);
+		rows[1].resets_received = lossy;
+		row_of(&rows[2], 0, AF_INET, "10.0.0.3", 80, KPROF_ROLE_SERVER,
+		       (uint64_t[]){ 3000 }, (unsigned int[]){ 4 }, 1);
+		rows[2].resets_sent = i % 2;
+		row_of(&rows[3], 0, AF_INET, "10.0.0.4", 80, KPROF_ROLE_CONNECT,
+		       (uint64_t[]){ 3000 + 1000 * i }, (unsigned int[]){ i < 4 }, 1);
+		rows[3].connects_refused = i < 4 ? i : 0;
+		if (!EXPECT(!kp_series_add(&set, rows, 4), "interval %u", i))
+			goto out;
+	}
+	EXPECT(set.nr == 4 && set.span == 1 && kp_series_points(&set) == 20,
+	       "%zu series, span %u", set.nr, set.span);
+	a = kp_series_find(&set, &rows[0]);
+	if (!EXPECT(a != NULL, "A's series"))
+		goto out;
+	EXPECT(a->points[0].count == 10 && a->points[0].errors == 5 &&
+	       a->points[0].p99_ns == kp_hist_mid(kp_hist_index(50000000)),
+	       "A, interval 0: %u %u %llu",
+	       a->points[0].count, a->points[0].errors,
+	       (unsigned long long)a->points[0].p99_ns);
+	EXPECT(a->points[1].count == 9 && !a->points[1].errors &&
+	       a->points[1].p99_ns == 1000001, "A, interval 1: %llu",
+	       (unsigned long long)a->points[1].p99_ns);
+	EXPECT(!kp_together(&set, a, &t) && t.tested && t.together &&
+	       t.points == 20 && t.with_errors == 7 && t.rho > 0.8 &&
+	       t.p < 0.001, "A moves together: rho %g p %g", t.rho, t.p);
+	EXPECT(!kp_together(&set, kp_series_find(&set, &rows[1]), &t) &&
+	       t.tested && !t.together && fabs(t.rho) < 0.3,
+	       "B does not: rho %g p %g", t.rho, t.p);
+	EXPECT(!kp_together(&set, kp_series_find(&set, &rows[2]), &t) &&
+	       !t.tested && !t.together && isnan(t.rho) && t.with_errors == 10,
+	       "C: a p99 that never changes is not tested");
+	EXPECT(!kp_together(&set, kp_series_find(&set, &rows[3]), &t) &&
+	       !t.tested && t.points == 4, "D: 4 intervals are too few");
+	EXPECT(!kp_together(&set, NULL, &t) && !t.tested && !t.points,
+	       "no series");
+
+	/* past 256 intervals, pairs merge: counts added, larger p99 kept */
+	for (i = 20; i < 300; i++) {
+		row_of(&rows[0], 7, AF_INET, "10.0.0.1", 443, KPROF_ROLE_CLIENT,
+		       (uint64_t[]){ 1000 + i }, (unsigned int[]){ 1 }, 1);
+		rows[0].retransmits = 1;
+		if (!EXPECT(!kp_series_add(&set, rows, 1), "interval %u", i))
+			goto out;
+	}
+	a = kp_series_find(&set, &rows[0]);
+	EXPECT(set.span == 2 && kp_series_points(&set) == 150,
+	       "span %u, %zu points", set.span, kp_series_points(&set));
+	EXPECT(a->points[0].count == 19 && a->points[0].errors == 5 &&
+	       a->points[0].p99_ns == kp_hist_mid(kp_hist_index(50000000)),
+	       "merged: %u %u",
+	       a->points[0].count, a->points[0].errors);
+	EXPECT(a->points[149].count == 2 && a->points[149].errors == 2 &&
+	       a->points[149].p99_ns == 1000 + 299, "last point: %llu",
+	       (unsigned long long)a->points[149].p99_ns);
+	EXPECT(!a->points[150].count && !a->points[255].count, "rest empty");
+	EXPECT(!kp_series_find(&set, &rows[1])->points[10].count &&
+	       kp_series_find(&set, &rows[1])->points[9].count == 20,
+	       "B merged too, nothing after its last interval");
+out:
+	kp_series_fini(&set);
+}
+
+/* At most KP_SERIES_MAX endpoints have a series; the rest are counted. */
+static void test_series_cap(void)
+{
+	static struct kprof_tcp_row rows[KP_SERIES_MAX + 3];
+	struct kp_series_set set;
+	unsigned int i;
+
+	memset(&set, 0, sizeof(set));
+	for (i = 0; i < KP_SERIES_MAX + 3; i++) {
+		rows[i].family = AF_INET;
+		rows[i].rport = 1 + i;
+		rows[i].count = 1;
+	}
+	EXPECT(!kp_series_add(&set, rows, KP_SERIES_MAX + 3), "added");
+	EXPECT(!kp_series_add(&set, rows, KP_SERIES_MAX + 3), "again");
+	EXPECT(set.nr == KP_SERIES_MAX && set.untracked == 6,
+	       "%zu series, %llu untracked", set.nr,
+	       (unsigned long long)set.untracked);
+	EXPECT(kp_series_find(&set, &rows[KP_SERIES_MAX - 1])->points[1].count == 1 &&
+	       !kp_series_find(&set, &rows[KP_SERIES_MAX]), "the first ones kept");
+	kp_series_fini(&set);
+}
+
 const struct kp_test t_analysis[] = {
 	{ "analysis: shares, Amdahl ceilings, window shares", test_share_amdahl },
 	{ "analysis: percentiles from histograms, at bucket edges", test_percentiles },
 	{ "analysis: hot functions, self and total, across stacks", test_hot_funcs },
 	{ "analysis: endpoints added up, percentiles, slowest stacks", test_endpoints },
+	{ "analysis: series per endpoint; latency and errors moving together", test_together },
+	{ "analysis: series for at most KP_SERIES_MAX endpoints", test_series_cap },
 	{ NULL, NULL },
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kprof reader: small-sample statistics, see stats.h. */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "stats.h"
@@ -56,4 +58,109 @@ double kp_sign_test(unsigned int pos, unsigned int neg)
 	}
 	p = 2 * p * pow(0.5, n);
 	return p > 1 ? 1 : p;
+}
+
+struct ranked {
+	double v;
+	size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The ranks (1..n, ties averaged) of @n values into @rank; @tmp: n slots. */
+static void ranks(const double *v, size_t n, double *rank, struct ranked *tmp)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		tmp[i].v = v[i];
+		tmp[i].i = i;
+	}
+	qsort(tmp, n, sizeof(*tmp), cmp_ranked);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && tmp[j].v == tmp[i].v; j++)
+			;
+		/* positions i..j-1 share the mean of ranks i+1..j */
+		for (k = i; k < j; k++)
+			rank[tmp[k].i] = (double)(i + 1 + j) / 2;
+	}
+}
+
+/* xorshift64*: a fixed sequence, so the same data gives the same p. */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+int kp_rank_corr(const double *x, const double *y, size_t n,
+		 unsigned int perms, double *rho, double *p)
+{
+	double *rx, *ry, mean, sxx = 0, syy = 0, sxy = 0, obs;
+	struct ranked *tmp;
+	uint64_t seed = 0x9E3779B97F4A7C15ULL;
+	unsigned int t, above = 0;
+	size_t i;
+	int ret = -EDOM;
+
+	*rho = NAN;
+	*p = NAN;
+	if (n < 3)
+		return -EDOM;
+	rx = malloc(n * sizeof(*rx));
+	ry = malloc(n * sizeof(*ry));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!rx || !ry || !tmp) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ranks(x, n, rx, tmp);
+	ranks(y, n, ry, tmp);
+	mean = (double)(n + 1) / 2;
+	for (i = 0; i < n; i++) {
+		rx[i] -= mean;
+		ry[i] -= mean;
+		sxx += rx[i] * rx[i];
+		syy += ry[i] * ry[i];
+		sxy += rx[i] * ry[i];
+	}
+	if (sxx <= 0 || syy <= 0)
+		goto out;	/* one of them never changed */
+	*rho = sxy / sqrt(sxx * syy);
+	/*
+	 * Permuting one side keeps both sums of squares: only the sum of
+	 * products changes.  A small tolerance counts ties as at least as
+	 * high (rounding must not make the observed one look rarer).
+	 */
+	obs = sxy - 1e-9 * sqrt(sxx * syy);
+	for (t = 0; t < perms; t++) {
+		double s = 0;
+
+		for (i = n - 1; i > 0; i--) {
+			size_t j = next_rand(&seed) % (i + 1);
+			double v = ry[i];
+
+			ry[i] = ry[j];
+			ry[j] = v;
+		}
+		for (i = 0; i < n; i++)
+			s += rx[i] * ry[i];
+		above += s >= obs;
+	}
+	*p = (double)(above + 1) / (perms + 1);
+	ret = 0;
+out:
+	free(rx);
+	free(ry);
+	free(tmp);
+	return ret;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kprof reader: small-sample statistics for A/B runs: medians, quartiles,
- * the median absolute deviation, and the two-sided sign test.
+ * the median absolute deviation, the two-sided sign test, and a rank
+ * correlation with its permutation test.
  */
 #ifndef KPROF_READER_STATS_H
 #define KPROF_READER_STATS_H
@@ -23,5 +24,17 @@ double kp_mad(double *v, size_t n);
  * differences (ties left out).  1 for no data.
  */
 double kp_sign_test(unsigned int pos, unsigned int neg);
+
+/*
+ * Spearman's rank correlation of @n pairs (@x[i], @y[i]), ties given
+ * their mean rank, into @rho (-1..1), and in @p the one-sided p-value of
+ * a correlation at least that high when the two are unrelated, from
+ * @perms random permutations of @y's ranks (a fixed sequence: the same
+ * data gives the same p; its resolution is 1 / (perms + 1)).  0; -EDOM
+ * when it is undefined (n < 3, or one side never changes: @rho and @p
+ * NaN); -ENOMEM.
+ */
+int kp_rank_corr(const double *x, const double *y, size_t n,
+		 unsigned int perms, double *rho, double *p);
 
 #endif
