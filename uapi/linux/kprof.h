@@ -398,13 +398,18 @@ struct kprof_snapshot {
  * @requests:		requests completed
  * @abandoned:		requests in flight when their socket closed
  * @drops_inflight:	requests not tracked: in-flight table full
- * @drops_rows:		completions lost: per-CPU row table full
+ * @drops_rows:		events lost: per-CPU row table full (a completed
+ *			request; since API 3.2 also a retransmission or a
+ *			reset, since API 4.0 an established or failed
+ *			connect: one per event)
  * @drops_stacks:	stacks not stored (counted under stack ID 0
  *			instead): stack table full, an entry another
  *			context was writing, or a capture nested in one of
  *			the same context level on its CPU (an NMI during an
  *			int3 probe's capture)
- * @drops_export:	rows lost merging CPUs into the export
+ * @drops_export:	the completions (requests; a connect row's
+ *			connects) of rows lost merging CPUs into the
+ *			export; their health counters are not counted
  * @stacks:		stack IDs in use
  * @snapshots:		intervals closed
  * (since API 1.2)
