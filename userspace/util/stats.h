@@ -30,7 +30,10 @@ double kp_sign_test(unsigned int pos, unsigned int neg);
  * their mean rank, into @rho (-1..1), and in @p the one-sided p-value of
  * a correlation at least that high when the two are unrelated, from
  * @perms random permutations of @y's ranks (a fixed sequence: the same
- * data gives the same p; its resolution is 1 / (perms + 1)).  0; -EDOM
+ * data gives the same p; its resolution is 1 / (perms + 1)), stopping
+ * once 20 of them have correlated at least as high (then p = 20 / the
+ * permutations tried: Besag and Clifford's sequential p-value, never
+ * under 20 / @perms, so only a clearly unrelated pair stops early).  0; -EDOM
  * when it is undefined (n < 3, or one side never changes: @rho and @p
  * NaN); -ENOMEM.
  */
