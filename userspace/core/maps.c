@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "maps.h"
+#include "util.h"
 
 void kp_maps_free(struct kp_maps *m)
 {
@@ -63,7 +64,7 @@ static int parse_line(char *line, struct kp_maps_entry *e)
 
 int kp_maps_parse(FILE *f, struct kp_maps *m)
 {
-	struct kp_maps_entry e, *v;
+	struct kp_maps_entry e;
 	size_t cap = 0, linecap = 0, bytes = 0;
 	char *line = NULL;
 	int ret = 0;
@@ -81,15 +82,10 @@ int kp_maps_parse(FILE *f, struct kp_maps *m)
 		ret = 0;
 		if (e.path == NULL)
 			continue;
-		if (m->n == cap) {
-			v = realloc(m->v, (cap ? cap * 2 : 16) * sizeof(*v));
-			if (!v) {
-				free(e.path);
-				ret = -ENOMEM;
-				break;
-			}
-			m->v = v;
-			cap = cap ? cap * 2 : 16;
+		if (KP_GROW(m->v, m->n, cap)) {
+			free(e.path);
+			ret = -ENOMEM;
+			break;
 		}
 		m->v[m->n++] = e;
 		e.path = NULL;

@@ -8,6 +8,7 @@
 #include "maps.h"
 #include "rec.h"
 #include "row.h"
+#include "util.h"
 
 struct kp_rproc {
 	uint32_t tgid;
@@ -15,22 +16,6 @@ struct kp_rproc {
 	uint64_t used;		/* kp_rec.proc_clock at last use */
 	uint64_t read_tick;
 };
-
-#define GROW(arr, n, cap)						\
-	({								\
-		int ok_ = 1;						\
-		if ((n) == (cap)) {					\
-			size_t c_ = (cap) ? (cap) * 2 : 64;		\
-			void *p_ = realloc((arr), c_ * sizeof(*(arr)));	\
-			if (p_) {					\
-				(arr) = p_;				\
-				(cap) = c_;				\
-			} else {					\
-				ok_ = 0;				\
-			}						\
-		}							\
-		ok_;							\
-	})
 
 static void rstack_free(struct kp_rstack *rs)
 {
@@ -75,7 +60,7 @@ static int add_stack(struct kp_rec *rec, struct kp_rstack *rs)
 {
 	uint64_t key = (uint64_t)rs->resets << 32 | rs->id;
 
-	if (!GROW(rec->stacks, rec->nr_stacks, rec->cap_stacks) ||
+	if (KP_GROW(rec->stacks, rec->nr_stacks, rec->cap_stacks) ||
 	    kp_htab_add(&rec->stack_idx, kp_hash(&key, sizeof(key), 0),
 			rec->nr_stacks)) {
 		rstack_free(rs);
@@ -102,7 +87,7 @@ int kp_rec_init(struct kp_rec *rec, struct kp_stacks *cache,
 		rstack_free(below);
 		return -ENOMEM;
 	}
-	if (!GROW(rec->stacks, rec->nr_stacks, rec->cap_stacks)) {
+	if (KP_GROW(rec->stacks, rec->nr_stacks, rec->cap_stacks)) {
 		rstack_free(full);
 		rstack_free(below);
 		return -ENOMEM;
@@ -156,7 +141,7 @@ static struct kp_rproc *proc_get(struct kp_rec *rec, uint32_t tgid)
 			victim = p;
 	}
 	if (rec->nr_procs < KP_REC_PROCS) {
-		if (!GROW(rec->procs, rec->nr_procs, rec->cap_procs))
+		if (KP_GROW(rec->procs, rec->nr_procs, rec->cap_procs))
 			return NULL;
 		victim = &rec->procs[rec->nr_procs++];
 	} else {
@@ -222,7 +207,7 @@ static int32_t place(struct kp_rec *rec, uint32_t tgid, uint64_t addr,
 	h = kp_hash(&key.start, sizeof(key.start), kp_hash(&tgid, 4, 0));
 	i = kp_htab_find(&rec->map_idx, h, map_eq, &key);
 	if (i < 0) {
-		if (!GROW(rec->maps, rec->nr_maps, rec->cap_maps))
+		if (KP_GROW(rec->maps, rec->nr_maps, rec->cap_maps))
 			return -1;
 		m = &rec->maps[rec->nr_maps];
 		memset(m, 0, sizeof(*m));
@@ -420,7 +405,7 @@ static int add_cpu(struct kp_rec *rec, const struct kp_snapshot *snap,
 	h = kp_hash(&k.tgid, sizeof(k.tgid), kp_hash(&k.stack, 4, 0));
 	i = kp_htab_find(&rec->cpu_idx, h, cpu_eq, &k);
 	if (i < 0) {
-		if (!GROW(rec->cpu, rec->nr_cpu, rec->cap_cpu) ||
+		if (KP_GROW(rec->cpu, rec->nr_cpu, rec->cap_cpu) ||
 		    kp_htab_add(&rec->cpu_idx, h, rec->nr_cpu))
 			return -ENOMEM;
 		c = &rec->cpu[rec->nr_cpu++];
@@ -479,7 +464,7 @@ static int add_tcp(struct kp_rec *rec, const struct kp_snapshot *snap,
 	h = kp_hash(&r->role, sizeof(r->role), h);
 	i = kp_htab_find(&rec->tcp_idx, h, tcp_eq, &k);
 	if (i < 0) {
-		if (!GROW(rec->tcp, rec->nr_tcp, rec->cap_tcp) ||
+		if (KP_GROW(rec->tcp, rec->nr_tcp, rec->cap_tcp) ||
 		    kp_htab_add(&rec->tcp_idx, h, rec->nr_tcp))
 			return -ENOMEM;
 		t = &rec->tcp[rec->nr_tcp++];

@@ -7,6 +7,7 @@
 #include "hist.h"
 #include "row.h"
 #include "series.h"
+#include "util.h"
 
 size_t kp_series_points(const struct kp_series_set *set)
 {
@@ -69,15 +70,8 @@ static struct kp_series *series_get(struct kp_series_set *set,
 		set->untracked++;
 		return NULL;
 	}
-	if (set->nr == set->cap) {
-		size_t c = set->cap ? set->cap * 2 : 16;
-
-		s = realloc(set->s, c * sizeof(*s));
-		if (!s)
-			goto nomem;
-		set->s = s;
-		set->cap = c;
-	}
+	if (KP_GROW(set->s, set->nr, set->cap))
+		goto nomem;
 	s = &set->s[set->nr];
 	memset(s, 0, sizeof(*s));
 	s->points = calloc(KP_SERIES_POINTS, sizeof(*s->points));
@@ -158,18 +152,10 @@ int kp_series_add(struct kp_series_set *set, const struct kprof_tcp_row *rows,
 		if (!s)
 			continue;
 		if (s->acc < 0) {
-			if (set->nr_scratch == set->cap_scratch) {
-				size_t c = set->cap_scratch ?
-					   set->cap_scratch * 2 : 16;
-				void *p = realloc(set->scratch,
-						  c * sizeof(*set->scratch));
-
-				if (!p) {
-					err = -ENOMEM;
-					continue;
-				}
-				set->scratch = p;
-				set->cap_scratch = c;
+			if (KP_GROW(set->scratch, set->nr_scratch,
+				    set->cap_scratch)) {
+				err = -ENOMEM;
+				continue;
 			}
 			s->acc = set->nr_scratch++;
 			memset(&set->scratch[s->acc], 0,

@@ -135,7 +135,7 @@ out:
 struct kp_stack_info *kp_stacks_get(struct kp_stacks *c, uint32_t id,
 				    const struct kp_snapshot *snap)
 {
-	struct kp_stack_info *si, **v;
+	struct kp_stack_info *si;
 	size_t lo, hi, mid;
 
 	if (snap && snap->stack_resets != c->stack_resets) {
@@ -154,13 +154,8 @@ struct kp_stack_info *kp_stacks_get(struct kp_stacks *c, uint32_t id,
 		else
 			hi = mid;
 	}
-	if (c->n == c->cap) {
-		v = realloc(c->v, (c->cap ? c->cap * 2 : 64) * sizeof(*v));
-		if (!v)
-			return NULL;
-		c->v = v;
-		c->cap = c->cap ? c->cap * 2 : 64;
-	}
+	if (KP_GROW(c->v, c->n, c->cap))
+		return NULL;
 	si = info_load(c, id, snap);
 	if (!si)
 		return NULL;

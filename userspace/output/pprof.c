@@ -11,6 +11,7 @@
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "units.h"
+#include "util.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -72,24 +73,8 @@ struct pb {
 	size_t nsmp, capsmp;
 };
 
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	p = realloc(*arr, c * size);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 #define GROW(pb, arr, cap, n)						\
-	(grow((void **)&(arr), &(cap), (n), sizeof(*(arr))) ?		\
+	(KP_GROW(arr, n, cap) ?						\
 	 ((pb)->oom = 1, -1) : 0)
 
 /* --- strings ----------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include "hist.h"
 #include "row.h"
 #include "prom.h"
+#include "util.h"
 
 #define US	((uint64_t)1000)
 #define MS	((uint64_t)1000000)
@@ -84,16 +85,8 @@ static struct kp_prom_ep *ep_get(struct kp_prom *p, const struct kp_prom_ep *k)
 	i = kp_htab_find(&p->idx, h, ep_eq, &key);
 	if (i >= 0)
 		return &p->eps[i];
-	if (p->nr_eps == p->cap_eps) {
-		size_t cap = p->cap_eps ? p->cap_eps * 2 : 16;
-
-		eps = realloc(p->eps, cap * sizeof(*eps));
-		if (!eps)
-			return NULL;
-		p->eps = eps;
-		p->cap_eps = cap;
-	}
-	if (kp_htab_add(&p->idx, h, p->nr_eps))
+	if (KP_GROW(p->eps, p->nr_eps, p->cap_eps) ||
+	    kp_htab_add(&p->idx, h, p->nr_eps))
 		return NULL;
 	eps = &p->eps[p->nr_eps++];
 	*eps = *k;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kprof reader: small shared helpers. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,4 +115,20 @@ unsigned int kp_term_cols(int fd)
 	struct winsize ws;
 
 	return isatty(fd) && !ioctl(fd, TIOCGWINSZ, &ws) ? ws.ws_col : 0;
+}
+
+int kp_grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, c * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
 }

@@ -3,6 +3,8 @@
 #ifndef KPROF_READER_UTIL_H
 #define KPROF_READER_UTIL_H
 
+#include <stddef.h>
+
 /* Exit statuses: 1 runtime failure, 2 usage error. */
 #define KP_EXIT_FAIL	1
 #define KP_EXIT_USAGE	2
@@ -35,6 +37,15 @@ unsigned int kp_term_cols(int fd);
  * Returns the number of bytes replaced.
  */
 unsigned int kp_text_sanitize(char *s);
+
+/*
+ * Room for element @n of the array *@arr (elements of @size bytes,
+ * capacity *@cap): when full, the capacity doubles (from 16).  0, or
+ * -ENOMEM with the array as it was.
+ */
+int kp_grow(void **arr, size_t *cap, size_t n, size_t size);
+#define KP_GROW(arr, n, cap)						\
+	kp_grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
 
 #define KP_C_BOLD	"\033[1m"
 #define KP_C_OFF	"\033[0m"
