@@ -75,7 +75,10 @@
 # the tracking without and with kernel and user stacks (bench/bt/),
 # bpftrace's profile:hz and perf record -g -a at the same 9999 Hz over
 # the same CPU work; the snapshot's instructions per exported row for
-# 1000, 10000 and 50000 keys (export_cost); and the reader's
+# 1000, 10000 and 50000 keys (export_cost); tcp_rr -s while tc drops
+# every tenth packet on lo, without kprofmod and with TCP tracking, and
+# the segments each run retransmitted (the TCP-health hooks' cost); and
+# the reader's
 # instructions (its CPU time on this clock) over one interval with 10000
 # keys, against an empty interval.
 #
@@ -330,6 +333,48 @@ what_else_ran()
 
 rr() { taskset -c 0 "$bin/tcp_rr" -s -n "$reqs" |
 	awk '/^ns_per_rt/ { print $2 }'; }
+
+# retrans: the TCP segments the kernel retransmitted since boot
+retrans()
+{
+	awk '$1 == "Tcp:" { if (!c) { for (i = 2; i <= NF; i++)
+		if ($i == "RetransSegs") c = i; next } print $c }' /proc/net/snmp
+}
+
+# rr_lossy: rr's instructions per round trip when some of its reads wait
+# for a retransmission: an idle wait is skipped in real time but not on
+# this clock (the guest's time jumps to the timer), so tcp_rr -i's idle
+# time over the round trips comes off their elapsed time.  The run's
+# retransmitted segments are added to $tmp/retrans.
+rr_lossy()
+{
+	local r0 x
+	r0=$(retrans)
+	x=$(taskset -c 0 "$bin/tcp_rr" -s -i -n "$reqs")
+	echo "$(($(retrans) - r0))" >>"$tmp/retrans"
+	echo "$x" | awk '$1 == "ns_per_rt" && $5 == "idle_ns" {
+		printf "%.1f\n", $2 - $6 / $4 }'
+}
+
+# lossy on|off: tc drops every tenth packet on lo, the same ones in
+# every run (gact's deterministic mode), or none
+lossy()
+{
+	tc qdisc del dev lo root 2>/dev/null
+	[ "$1" = on ] || return 0
+	tc qdisc add dev lo root handle 1: prio &&
+		tc filter add dev lo parent 1: protocol ip prio 1 u32 \
+			match u32 0 0 action gact ok random determ drop 10
+}
+
+# measure_lossy NAME: measure NAME with rr_lossy; its runs' retransmitted
+# segments to the raw numbers
+measure_lossy()
+{
+	: >"$tmp/retrans"
+	measure "$1" rr_lossy
+	raw retrans "$1" "$(paste -sd ' ' "$tmp/retrans")"
+}
 cpu() { taskset -c 0 "$bin/cpu_work" -t 1 -n "$iters" | awk '/^ns/ { print $2 }'; }
 
 # reader_up: the module runs what a reader started
@@ -487,6 +532,28 @@ full_stage()
 	fi
 	rm -f "$tmp/perf.data"
 	raw info max_sample_rate "$(sysctl -n kernel.perf_event_max_sample_rate)"
+
+	# a lossy transfer, for the TCP-health hooks: without kprofmod, then
+	# with a reader tracking TCP (the clean runs are rr_none and
+	# rr_tracked)
+	if lossy on; then
+		measure_lossy rr_lossy_none
+		if insmod "$ko" budget_ppm=0; then
+			settle
+			if reader_start --no-cpu; then
+				measure_lossy rr_lossy_tracked
+				reader_stop
+			else
+				tap_result 1 "a reader holds TCP tracking (lossy)"
+			fi
+			rmmod kprofmod
+		else
+			tap_result 1 "insmod $ko (lossy)"
+		fi
+	else
+		tap_result 1 "tc drops every tenth packet on lo (sch_prio, cls_u32, act_gact)"
+	fi
+	lossy off
 
 	# the export: one connection per key, each run on the same client
 	# ports again (no TIME_WAIT left to hold them)

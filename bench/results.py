@@ -42,6 +42,8 @@ def load(path):
             export.append({k: int(v) for k, v in d.items()})
         elif w[0] == "reader" and len(w) == 4:
             reader.setdefault(w[1], []).append((float(w[2]), int(w[3])))
+        elif w[0] == "retrans":
+            info["retrans " + w[1]] = [int(x) for x in w[2:]]
     return runs, metrics, info, export, reader
 
 
@@ -241,6 +243,49 @@ def main():
             cells.append(f"{d / per_req(ref):.2f}×" if ref else "")
         p("| " + " | ".join(cells) + " |")
     p("")
+
+    if "rr_lossy_none" in med and "rr_lossy_tracked" in med:
+        rx = {n: statistics.median(info["retrans " + n])
+              for n in ("rr_lossy_none", "rr_lossy_tracked")
+              if info.get("retrans " + n)}
+        p("## A lossy transfer")
+        p("")
+        p(f"The same `tcp_rr -s -n {info.get('reqs', '2000')}` while tc "
+          "drops every tenth packet on lo (a `u32` filter matching "
+          "everything, `action gact ok random determ drop 10`: the same "
+          "packets in every run), so that TCP retransmits; waiting for a "
+          "retransmission timer costs nothing on this clock, the timer's "
+          "own work does.  What loss adds to kprofmod's cost (its "
+          "`tcp:tcp_retransmit_skb` and state-change hooks, the "
+          "retransmission marks on requests in flight) is the tracked "
+          "lossy run over the lossy base, less the tracked clean run over "
+          "the clean base, per retransmitted segment (the kernel's "
+          "`TcpRetransSegs` over each run).")
+        p("")
+        p("| configuration | per round trip (runs) | spread | segments "
+          "retransmitted per run | over its base, per round trip |")
+        p("|---|---|---|---|---|")
+        for label, name, base in [
+                ("no probes, clean", "rr_none", None),
+                ("kprofmod tracking, clean", "rr_tracked", "rr_none"),
+                ("no probes, lossy", "rr_lossy_none", None),
+                ("kprofmod tracking, lossy", "rr_lossy_tracked",
+                 "rr_lossy_none")]:
+            cells = run_cells(label, name)
+            cells.append(fmt(rx[name]) if name in rx else "0")
+            cells.append(f"{med[name] - med[base]:+,.0f}" if base else "—")
+            p("| " + " | ".join(cells) + " |")
+        p("")
+        extra = ((med["rr_lossy_tracked"] - med["rr_lossy_none"]) -
+                 (med["rr_tracked"] - med["rr_none"]))
+        segs = rx.get("rr_lossy_tracked", 0)
+        rts = float(info.get("reqs", "2000"))
+        if segs:
+            p(f"Loss adds {extra:+,.0f} instructions per round trip to "
+              f"kprofmod's cost: {extra * rts / segs:+,.0f} per "
+              f"retransmitted segment ({fmt(segs)} in a run of "
+              f"{fmt(rts)} round trips).")
+            p("")
 
     p("## CPU sampling")
     p("")

@@ -21,9 +21,15 @@
  * free again): a connection's whole lifecycle, for the cost of the hooks
  * on connects, state changes and closes.
  *
- *   tcp_rr [-c CONNS] [-n REQS] [-s [-l]]
+ * With -i (and -s), it also reads the CPUs' idle time (the tick's NO_HZ
+ * accounting in /proc/timer_list, root only) before and after the round
+ * trips and prints it: under an instruction-count clock that skips idle
+ * time, a round trip that waits for a retransmission timer is its
+ * elapsed time less that idle time.
  *
- * Output: "ns_per_rt NS rts N"
+ *   tcp_rr [-c CONNS] [-n REQS] [-s [-l] [-i]]
+ *
+ * Output: "ns_per_rt NS rts N", with -i followed by " idle_ns NS"
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -126,15 +132,41 @@ __attribute__((noinline)) long rr_lifecycle_loop(long reqs)
 	return done;
 }
 
+/* -i: the CPUs' idle time since boot in ns, or -1 when unknown */
+static int64_t idle_ns(void)
+{
+	FILE *f = fopen("/proc/timer_list", "r");
+	char line[256];
+	int64_t sum = 0;
+	unsigned long long v;
+	int seen = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " .idle_sleeptime : %llu", &v) == 1 ||
+		    sscanf(line, " .iowait_sleeptime: %llu", &v) == 1) {
+			sum += v;
+			seen = 1;
+		}
+	}
+	fclose(f);
+	return seen ? sum : -1;
+}
+
 /* The result line, or why there is none: the status to exit with. */
-static int report(const char *prog, long total, long want, uint64_t ns)
+static int report(const char *prog, long total, long want, uint64_t ns,
+		  int64_t idle)
 {
 	if (total != want) {
 		fprintf(stderr, "%s: only %ld of %ld round trips\n", prog,
 			total, want);
 		return 1;
 	}
-	printf("ns_per_rt %.1f rts %ld\n", (double)ns / total, total);
+	printf("ns_per_rt %.1f rts %ld", (double)ns / total, total);
+	if (idle >= 0)
+		printf(" idle_ns %lld", (long long)idle);
+	printf("\n");
 	return 0;
 }
 
@@ -149,10 +181,11 @@ int main(int argc, char **argv)
 	static struct conn cs[MAX_CONNS];
 	long reqs = 10000, total = 0;
 	int conns = 4, ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, opt;
-	int single = 0, lifecycle = 0;
+	int single = 0, lifecycle = 0, idle = 0;
+	int64_t i0 = -1, i1 = -1;
 	uint64_t t0, t1;
 
-	while ((opt = getopt(argc, argv, "c:n:sl")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:sli")) != -1) {
 		switch (opt) {
 		case 'c':
 			conns = atoi(optarg);
@@ -166,8 +199,11 @@ int main(int argc, char **argv)
 		case 'l':
 			lifecycle = 1;
 			break;
+		case 'i':
+			idle = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS] [-s [-l]]\n",
+			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS] [-s [-l] [-i]]\n",
 				argv[0]);
 			return 2;
 		}
@@ -177,16 +213,24 @@ int main(int argc, char **argv)
 			argv[0], MAX_CONNS);
 		return 2;
 	}
-	if (lifecycle && !single) {
-		fprintf(stderr, "%s: -l goes with -s\n", argv[0]);
+	if ((lifecycle || idle) && !single) {
+		fprintf(stderr, "%s: -l and -i go with -s\n", argv[0]);
 		return 2;
 	}
 	if (single) {
+		if (idle && (i0 = idle_ns()) < 0) {
+			fprintf(stderr, "%s: no idle time in /proc/timer_list\n",
+				argv[0]);
+			return 1;
+		}
 		t0 = now_ns();
 		total = lifecycle ? rr_lifecycle_loop(reqs) :
 				    rr_single_loop(reqs);
 		t1 = now_ns();
-		return report(argv[0], total, reqs, t1 - t0);
+		if (idle)
+			i1 = idle_ns();
+		return report(argv[0], total, reqs, t1 - t0,
+			      idle && i1 >= i0 ? i1 - i0 : -1);
 	}
 	pthread_barrier_init(&start_line, NULL, conns + 1);
 	for (i = 0; i < conns; i++) {
@@ -211,5 +255,5 @@ int main(int argc, char **argv)
 		server_stop(&cs[i].srv);
 		total += cs[i].done;
 	}
-	return report(argv[0], total, (long)conns * reqs, t1 - t0);
+	return report(argv[0], total, (long)conns * reqs, t1 - t0, -1);
 }
