@@ -352,8 +352,24 @@ rr_lossy()
 	r0=$(retrans)
 	x=$(taskset -c 0 "$bin/tcp_rr" -s -i -n "$reqs")
 	echo "$(($(retrans) - r0))" >>"$tmp/retrans"
+	echo "$x" | awk '$1 == "ns_per_rt" { print $2 }' >>"$tmp/elapsed"
 	echo "$x" | awk '$1 == "ns_per_rt" && $5 == "idle_ns" {
 		printf "%.1f\n", $2 - $6 / $4 }'
+}
+
+# busy_per_s NAME: what the CPU runs per second of an idle wait (30 s,
+# 3 times), to the raw numbers: a tracer's periodic work, which the
+# lossy runs' timer waits make part of their cost
+busy_per_s()
+{
+	local i x
+	for i in 1 2 3; do
+		x=$(taskset -c 0 "$bin/tcp_rr" -w 30 | awk '{ print $2 }')
+		[ -n "$x" ] || { tap_result 1 "$1: tcp_rr -w printed nothing"; return 1; }
+		echo "$x"
+	done >"$tmp/busy"
+	raw busy "$1" "$(paste -sd ' ' "$tmp/busy")"
+	echo "# busy per second of idling, $1: $(paste -sd ' ' "$tmp/busy")"
 }
 
 # lossy on|off: tc drops every tenth packet on lo, the same ones in
@@ -372,8 +388,10 @@ lossy()
 measure_lossy()
 {
 	: >"$tmp/retrans"
+	: >"$tmp/elapsed"
 	measure "$1" rr_lossy
 	raw retrans "$1" "$(paste -sd ' ' "$tmp/retrans")"
+	raw elapsed "$1" "$(paste -sd ' ' "$tmp/elapsed")"
 }
 cpu() { taskset -c 0 "$bin/cpu_work" -t 1 -n "$iters" | awk '/^ns/ { print $2 }'; }
 
@@ -536,11 +554,13 @@ full_stage()
 	# a lossy transfer, for the TCP-health hooks: without kprofmod, then
 	# with a reader tracking TCP (the clean runs are rr_none and
 	# rr_tracked)
+	busy_per_s none
 	if lossy on; then
 		measure_lossy rr_lossy_none
 		if insmod "$ko" budget_ppm=0; then
 			settle
 			if reader_start --no-cpu; then
+				busy_per_s tracked
 				measure_lossy rr_lossy_tracked
 				reader_stop
 			else

@@ -42,8 +42,8 @@ def load(path):
             export.append({k: int(v) for k, v in d.items()})
         elif w[0] == "reader" and len(w) == 4:
             reader.setdefault(w[1], []).append((float(w[2]), int(w[3])))
-        elif w[0] == "retrans":
-            info["retrans " + w[1]] = [int(x) for x in w[2:]]
+        elif w[0] in ("retrans", "elapsed", "busy"):
+            info[w[0] + " " + w[1]] = [float(x) for x in w[2:]]
     return runs, metrics, info, export, reader
 
 
@@ -280,11 +280,25 @@ def main():
                  (med["rr_tracked"] - med["rr_none"]))
         segs = rx.get("rr_lossy_tracked", 0)
         rts = float(info.get("reqs", "2000"))
-        if segs:
+        busy = {k: statistics.median(info["busy " + k])
+                for k in ("none", "tracked") if info.get("busy " + k)}
+        el = info.get("elapsed rr_lossy_tracked")
+        if segs and len(busy) == 2 and el:
+            tick = busy["tracked"] - busy["none"]
+            secs = statistics.median(el) / 1e9
+            hooks = extra - tick * secs
             p(f"Loss adds {extra:+,.0f} instructions per round trip to "
-              f"kprofmod's cost: {extra * rts / segs:+,.0f} per "
-              f"retransmitted segment ({fmt(segs)} in a run of "
-              f"{fmt(rts)} round trips).")
+              f"kprofmod's cost.  Most of it is not per retransmission but "
+              f"per second: a lossy round trip lasts {secs * 1e3:,.1f} ms "
+              f"of the guest's time (its timer waits), and while tracing "
+              f"runs the guard's work item wakes four times a second "
+              f"(`tcp_rr -w 30`: an idle CPU runs {fmt(busy['none'])} "
+              f"instructions a second without kprofmod and "
+              f"{fmt(busy['tracked'])} with a reader tracking TCP, "
+              f"{tick:+,.0f}), {tick * secs:+,.0f} per round trip.  The "
+              f"rest, {hooks:+,.0f} per round trip, is the hooks': "
+              f"{hooks * rts / segs:+,.0f} per retransmitted segment "
+              f"({fmt(segs)} in a run of {fmt(rts)} round trips).")
             p("")
 
     p("## CPU sampling")

@@ -27,9 +27,16 @@
  * time, a round trip that waits for a retransmission timer is its
  * elapsed time less that idle time.
  *
- *   tcp_rr [-c CONNS] [-n REQS] [-s [-l] [-i]]
+ * With -w SECONDS, no round trips: it sleeps that long and prints the
+ * instructions the CPUs ran meanwhile per second, on that clock (the
+ * elapsed time less the idle time): what runs on an idle machine, a
+ * tracer's periodic work included.
  *
- * Output: "ns_per_rt NS rts N", with -i followed by " idle_ns NS"
+ *   tcp_rr [-c CONNS] [-n REQS] [-s [-l] [-i]]
+ *   tcp_rr -w SECONDS
+ *
+ * Output: "ns_per_rt NS rts N", with -i followed by " idle_ns NS";
+ * with -w "busy_ns_per_s NS"
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -181,11 +188,11 @@ int main(int argc, char **argv)
 	static struct conn cs[MAX_CONNS];
 	long reqs = 10000, total = 0;
 	int conns = 4, ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, opt;
-	int single = 0, lifecycle = 0, idle = 0;
+	int single = 0, lifecycle = 0, idle = 0, wait_s = 0;
 	int64_t i0 = -1, i1 = -1;
 	uint64_t t0, t1;
 
-	while ((opt = getopt(argc, argv, "c:n:sli")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:sliw:")) != -1) {
 		switch (opt) {
 		case 'c':
 			conns = atoi(optarg);
@@ -202,8 +209,11 @@ int main(int argc, char **argv)
 		case 'i':
 			idle = 1;
 			break;
+		case 'w':
+			wait_s = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS] [-s [-l] [-i]]\n",
+			fprintf(stderr, "usage: %s [-c CONNS] [-n REQS] [-s [-l] [-i]] | -w SECONDS\n",
 				argv[0]);
 			return 2;
 		}
@@ -212,6 +222,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: 1 to %d connections, at least one request\n",
 			argv[0], MAX_CONNS);
 		return 2;
+	}
+	if (wait_s > 0) {
+		i0 = idle_ns();
+		t0 = now_ns();
+		sleep(wait_s);
+		t1 = now_ns();
+		i1 = idle_ns();
+		if (i0 < 0 || i1 < i0) {
+			fprintf(stderr, "%s: no idle time in /proc/timer_list\n",
+				argv[0]);
+			return 1;
+		}
+		printf("busy_ns_per_s %.1f\n",
+		       ((double)(t1 - t0) - (double)(i1 - i0)) / wait_s);
+		return 0;
 	}
 	if ((lifecycle || idle) && !single) {
 		fprintf(stderr, "%s: -l and -i go with -s\n", argv[0]);
