@@ -233,7 +233,7 @@ int kp_together(const struct kp_series_set *set, const struct kp_series *s,
 	memset(t, 0, sizeof(*t));
 	t->rho = NAN;
 	t->p = NAN;
-	t->span = set->span;
+	t->span = set->span ? set->span : 1;
 	if (!s || !n)
 		return 0;
 	x = calloc(n, sizeof(*x));

@@ -263,7 +263,7 @@ static void text_together(const struct kp_report *r)
 
 		if (!t->together)
 			continue;
-		if (shown++ == r->top)
+		if (shown++ >= r->top)
 			continue;
 		ep_name(ep, sizeof(ep), &r->eps[i]);
 		printf("    %-24s  %-7s  rho %.2f (p %.4f) over %u intervals with requests, %u with errors",
@@ -276,7 +276,8 @@ static void text_together(const struct kp_report *r)
 	if (!shown)
 		printf("    none\n");
 	else if (shown > r->top)
-		printf("    (%" PRIu64 " more endpoints)\n", shown - r->top);
+		printf("    (%" PRIu64 " more endpoints)\n",
+		       (uint64_t)shown - r->top);
 }
 
 /*

@@ -912,18 +912,28 @@ result "$(grep -qx 'Endpoint health: retransmits, resets and failed connects (3 
 	  grep -qE '^  10\.0\.4\.12:443 +connect +connects: [0-9]+ established, [0-9]+ refused, [0-9]+ timed out, 0 failed otherwise$' "$OUT"; echo $?)" \
 	"report: an endpoint's connects, established and failed by cause"
 
-# Latency and errors moving together: with KPROF_FAKE_LOSSY=1, 10.0.4.12:443
-# gets slower with more retransmits and back, interval by interval; the
-# other endpoint with errors has them at a steady rate and a steady p99.
-expect 0 '' "report -d 7 over a lossy endpoint" -- \
+# Latency and errors moving together: with KPROF_FAKE_LOSSY=1, three
+# endpoints get slower with more retransmits or resets and back, interval
+# by interval; 192.168.1.1:5432 has errors at a steady rate and a steady
+# p99.
+expect 0 '' "report -d 7 over lossy endpoints" -- \
 	env KPROF_FAKE_LOSSY=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
 	"$KPROF" report -d 7 --no-cpu
 result "$(sed -n '/^  Latency and errors moving together/,/^$/p' "$OUT" >"$TMP/tog" &&
-	  grep -q 'and requests in at least 6 intervals: 1)$' "$TMP/tog" &&
+	  grep -q 'and requests in at least 6 intervals: 3)$' "$TMP/tog" &&
 	  grep -qE '^    10\.0\.4\.12:443 +client +rho 0\.9[0-9] \(p 0\.00[0-9]+\) over 7 intervals with requests, 7 with errors$' "$TMP/tog" &&
-	  [ "$(grep -c '^    [0-9]' "$TMP/tog")" -eq 1 ]; echo $?)" \
-	"report: the endpoint whose p99 moves with its retransmits is named, no other"
-expect 0 '' "report --json -d 7 over a lossy endpoint" -- \
+	  grep -qE '^    \[2001:db8::1\]:8080 +server +rho ' "$TMP/tog" &&
+	  grep -qE '^    \[::ffff:127\.0\.0\.1\]:80 +client +rho ' "$TMP/tog" &&
+	  [ "$(grep -c '^    [[0-9]' "$TMP/tog")" -eq 3 ]; echo $?)" \
+	"report: the endpoints whose p99 moves with their errors are named, no other"
+expect 0 '' "report -d 7 --top 1 over lossy endpoints" -- \
+	env KPROF_FAKE_LOSSY=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
+	"$KPROF" report -d 7 --no-cpu --top 1
+result "$(sed -n '/^  Latency and errors moving together/,/^$/p' "$OUT" >"$TMP/tog" &&
+	  [ "$(grep -c '^    [[0-9]' "$TMP/tog")" -eq 1 ] &&
+	  grep -qx '    (2 more endpoints)' "$TMP/tog"; echo $?)" \
+	"report --top 1: one endpoint named, the others counted"
+expect 0 '' "report --json -d 7 over lossy endpoints" -- \
 	env KPROF_FAKE_LOSSY=1 KPROF_DEVICE=/fake/kprof LD_PRELOAD="$FAKE" \
 	"$KPROF" report -d 7 --no-cpu --json
 result "$(python3 - "$OUT" <<'PY'
@@ -936,7 +946,7 @@ assert (a["points"], a["points_with_errors"], a["intervals_per_point"]) == (7, 7
 b = t[("192.168.1.1:5432", "client")]
 assert not b["together"] and b["rho"] is None and b["points_with_errors"] == 7, b
 c = t[("[2001:db8::1]:8080", "server")]
-assert not c["together"] and c["rho"] is None and c["points_with_errors"] == 0, c
+assert c["together"] and c["points_with_errors"] < 7, c
 PY
 echo $?)" "report --json: latency_errors per endpoint, null where not defined"
 

@@ -28,7 +28,9 @@
  *                             (another reader's lower one)
  *   KPROF_FAKE_LOSSY=1        in interval i, 10.0.4.12:443 is 1 + i % 4
  *                             times as slow, with 3 * (i % 4) more
- *                             retransmits
+ *                             retransmits; [2001:db8::1]:8080 and
+ *                             [::ffff:127.0.0.1]:80 too, with i % 4
+ *                             more resets sent and retransmits
  *   KPROF_FAKE_ODD=N          the Nth snapshot leaves the generation odd,
  *                             as if still writing, until the reader next
  *                             waits in ppoll()
@@ -409,9 +411,11 @@ static void fill_rows(struct kprof_tcp_row *rows, uint32_t nr_rows)
 		 100, 1000000 * (1 + loss));		/* total ~150 ms */
 	rows[0].retransmits += 3 * loss;
 	fill_row(&rows[1], 7, AF_INET6, "2001:db8::1", 8080,
-		 KPROF_ROLE_SERVER, 10, 30000000);	/* ~450 ms */
+		 KPROF_ROLE_SERVER, 10, 30000000 * (1 + loss));	/* ~450 ms */
+	rows[1].resets_sent += loss;
 	fill_row(&rows[2], 12, AF_INET6, "::ffff:127.0.0.1", 80,
-		 KPROF_ROLE_CLIENT, 5, 2000);		/* ~15 us */
+		 KPROF_ROLE_CLIENT, 5, 2000 * (1 + loss));	/* ~15 us */
+	rows[2].retransmits += loss;
 	fill_row(&rows[3], 99, AF_INET, "192.168.1.1", 5432,
 		 KPROF_ROLE_CLIENT, 1, 5);		/* 5 ns */
 	/* TCP health (API 3.2) per interval, on two endpoints */
