@@ -164,6 +164,8 @@ static int report_run(int argc, char **argv)
 	ret = kp_measure_start(&r.m, "report", &r.o.sess);
 	if (ret)
 		return ret;
+	/* the per-interval points that "moving together" is computed from */
+	r.m.rec.keep_series = 1;
 	ret = KP_EXIT_FAIL;
 	if (measure(&r, &waitmask))
 		goto out;

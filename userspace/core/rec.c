@@ -523,7 +523,8 @@ int kp_rec_add(struct kp_rec *rec, const struct kp_snapshot *snap, int cpu,
 			if (ret)
 				return ret;
 		}
-		ret = kp_series_add(&rec->series, snap->rows, snap->nr_rows);
+		ret = rec->keep_series ?
+		      kp_series_add(&rec->series, snap->rows, snap->nr_rows) : 0;
 		if (ret)
 			return ret;
 	}

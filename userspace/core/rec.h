@@ -104,7 +104,9 @@ struct kp_rec {
 	struct kp_rtcp *tcp;
 	size_t nr_tcp, cap_tcp;
 	struct kp_htab tcp_idx;
-	/* the TCP rows per endpoint and interval (series.h) */
+	/* the TCP rows per endpoint and interval (series.h), kept only when
+	 * keep_series is set (report's analysis reads them; nothing else) */
+	int keep_series;
 	struct kp_series_set series;
 
 	struct kp_rmap *maps;

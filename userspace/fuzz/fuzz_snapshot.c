@@ -102,6 +102,7 @@ static void use(const struct kp_snapshot *snap)
 		own.cpu_rows[i].tgid = 0;
 	kp_stacks_init(&cache, -1, sym);
 	if (!kp_rec_init(&rec, &cache, sym, 0)) {
+		rec.keep_series = 1;
 		if (!kp_rec_add(&rec, &own, 1, 1))
 			write_all(&rec);
 		kp_rec_fini(&rec);
