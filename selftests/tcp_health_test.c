@@ -23,6 +23,7 @@
 #define ADDR_S	"10.211.0.2"	/* the server, in NS */
 #define BULK	(16 * 1024)	/* a request */
 #define NREQ	60
+#define NREQ_MAX	600
 
 /* Tcp RetransSegs of the current network namespace, or -1. */
 static long long retrans_segs(void)
@@ -247,7 +248,7 @@ static void server(int ready, int go, int out, uint16_t port)
 
 TEST_F(health, retransmits_match_the_kernels_count)
 {
-	int ready[2], go[2], out[2], fd, i, st;
+	int ready[2], go[2], out[2], fd, i, st, nreq;
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	struct sums c0, cm, c1, s0, s1;
 	static char buf[BULK];
@@ -293,11 +294,19 @@ TEST_F(health, retransmits_match_the_kernels_count)
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(1, read(ready[0], &ch, 1));
 
-	for (i = 0; i < NREQ; i++) {
+	/*
+	 * NREQ requests, then more until the client has retransmitted at
+	 * least once: its requests go as one 16 KiB packet each on the veth
+	 * pair, so 60 of them all pass a 5% loss one run in twenty
+	 * (0.95^60); by NREQ_MAX none retransmitted is 0.95^600, 4e-14.
+	 */
+	for (i = 0; i < NREQ || (i < NREQ_MAX && retrans_segs() == mine[0]);
+	     i++) {
 		buf[0] = 'q';
 		ASSERT_EQ(BULK, send(fd, buf, BULK, 0));
 		ASSERT_EQ(0, read_full(fd, buf, BULK));
 	}
+	nreq = i;
 	/*
 	 * The requests' own retransmits: "done" below is a request that
 	 * gets no answer, so one of its retransmits marks nothing.
@@ -320,19 +329,20 @@ TEST_F(health, retransmits_match_the_kernels_count)
 	net_down();
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 
-	TH_LOG("client: %llu retransmitted (kernel %lld; %llu before \"done\"), %llu after RTO; server: %llu (kernel %lld); %llu requests after a retransmission; missed %llu",
-	       (unsigned long long)(c1.retx - c0.retx), mine[1] - mine[0],
+	TH_LOG("%d requests; client: %llu retransmitted (kernel %lld; %llu before \"done\"), %llu after RTO; server: %llu (kernel %lld); %llu requests after a retransmission; missed %llu",
+	       nreq, (unsigned long long)(c1.retx - c0.retx),
+	       mine[1] - mine[0],
 	       (unsigned long long)(cm.retx - c0.retx),
 	       (unsigned long long)(c1.rto - c0.rto),
 	       (unsigned long long)(s1.retx - s0.retx), theirs[1] - theirs[0],
 	       (unsigned long long)(c1.after - c0.after),
 	       (unsigned long long)(missed1 - missed0));
 	/*
-	 * The client never goes without: it retransmits for its lost
-	 * requests and for the server's lost acknowledgements.  The server
-	 * retransmits only its lost answers, 60 packets where the veth pair
-	 * keeps GSO (16 KiB each): none lost, one run in twenty (7.2 once
-	 * had 0, the kernel's count too).  Its count is checked exactly.
+	 * The client never goes without: the requests above went on until
+	 * it had retransmitted.  The server retransmits only its lost
+	 * answers, 60 or more packets where the veth pair keeps GSO (16 KiB
+	 * each): none lost, one run in twenty (7.2 once had 0, the kernel's
+	 * count too).  Its count is checked exactly.
 	 */
 	EXPECT_LT(0, mine[1] - mine[0]);
 	/* exact, but for events that came while a handler ran (counted) */
