@@ -137,26 +137,6 @@ int kp_hot_funcs(const struct kp_rec *rec, struct kp_func **out, size_t *nr)
 
 /* --- remote endpoints -------------------------------------------------- */
 
-static int same_endpoint(const struct kprof_tcp_row *a,
-			 const struct kprof_tcp_row *b)
-{
-	return a->family == b->family && a->rport == b->rport &&
-	       a->role == b->role &&
-	       !memcmp(a->raddr, b->raddr, sizeof(a->raddr));
-}
-
-static void add_row(struct kprof_tcp_row *sum, const struct kprof_tcp_row *r)
-{
-	if (!sum->count || r->min_ns < sum->min_ns)
-		sum->min_ns = r->min_ns;
-	if (r->max_ns > sum->max_ns)
-		sum->max_ns = r->max_ns;
-	sum->count += r->count;
-	sum->sum_ns += r->sum_ns;
-	kp_row_health_add(sum, r);
-	kp_hist_merge(sum->hist, r->hist, KP_HIST_BUCKETS);
-}
-
 /* For sorting an endpoint's slow rows. */
 struct slow_ctx {
 	const struct kp_rec *rec;
@@ -204,7 +184,7 @@ static int find_slow(const struct kp_rec *rec, struct kp_endpoint *ep)
 	for (i = 0; i < rec->nr_tcp; i++) {
 		const struct kprof_tcp_row *r = &rec->tcp[i].row;
 
-		if (!r->stack_id || !same_endpoint(r, &ep->sum))
+		if (!r->stack_id || !kp_row_same_endpoint(r, &ep->sum))
 			continue;
 		c[n].rec = rec;
 		c[n].idx = i;
@@ -282,7 +262,7 @@ int kp_endpoints(const struct kp_rec *rec, struct kp_endpoint **out,
 		const struct kprof_tcp_row *r = &rec->tcp[i].row;
 
 		for (j = 0; j < n; j++)
-			if (same_endpoint(&v[j].sum, r))
+			if (kp_row_same_endpoint(&v[j].sum, r))
 				break;
 		if (j == n) {
 			v[n].sum.family = r->family;
@@ -291,7 +271,7 @@ int kp_endpoints(const struct kp_rec *rec, struct kp_endpoint **out,
 			memcpy(v[n].sum.raddr, r->raddr, sizeof(r->raddr));
 			n++;
 		}
-		add_row(&v[j].sum, r);
+		kp_row_merge(&v[j].sum, r);
 		if (!r->stack_id)
 			v[j].below += r->count;
 	}

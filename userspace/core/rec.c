@@ -429,20 +429,12 @@ struct tcp_key {
 	const struct kprof_tcp_row *r;
 };
 
-static bool tcp_same(const struct kprof_tcp_row *a,
-		     const struct kprof_tcp_row *b)
-{
-	return a->family == b->family && a->rport == b->rport &&
-	       a->role == b->role && !memcmp(a->raddr, b->raddr,
-					     sizeof(a->raddr));
-}
-
 static bool tcp_eq(const void *ctx, uint32_t idx)
 {
 	const struct tcp_key *k = ctx;
 	const struct kp_rtcp *t = &k->rec->tcp[idx];
 
-	return t->stack == k->stack && tcp_same(&t->row, k->r);
+	return t->stack == k->stack && kp_row_same_endpoint(&t->row, k->r);
 }
 
 static int add_tcp(struct kp_rec *rec, const struct kp_snapshot *snap,
@@ -457,11 +449,7 @@ static int add_tcp(struct kp_rec *rec, const struct kp_snapshot *snap,
 	if (st < 0)
 		return st;
 	k.stack = st;
-	h = kp_hash(&k.stack, 4, 0);
-	h = kp_hash(&r->family, sizeof(r->family), h);
-	h = kp_hash(&r->rport, sizeof(r->rport), h);
-	h = kp_hash(r->raddr, sizeof(r->raddr), h);
-	h = kp_hash(&r->role, sizeof(r->role), h);
+	h = kp_row_endpoint_hash(r, kp_hash(&k.stack, 4, 0));
 	i = kp_htab_find(&rec->tcp_idx, h, tcp_eq, &k);
 	if (i < 0) {
 		if (KP_GROW(rec->tcp, rec->nr_tcp, rec->cap_tcp) ||
@@ -472,15 +460,7 @@ static int add_tcp(struct kp_rec *rec, const struct kp_snapshot *snap,
 		t->row = *r;
 		return 0;
 	}
-	t = &rec->tcp[i];
-	t->row.count += r->count;
-	t->row.sum_ns += r->sum_ns;
-	kp_row_health_add(&t->row, r);
-	if (r->min_ns < t->row.min_ns)
-		t->row.min_ns = r->min_ns;
-	if (r->max_ns > t->row.max_ns)
-		t->row.max_ns = r->max_ns;
-	kp_hist_merge(t->row.hist, r->hist, KP_HIST_BUCKETS);
+	kp_row_merge(&rec->tcp[i].row, r);
 	return 0;
 }
 

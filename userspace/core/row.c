@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kprof reader: shared output pieces, see report.h. */
 #include <stdio.h>
+#include <string.h>
 
 #include "addr.h"
 #include "hist.h"
+#include "htab.h"
 #include "row.h"
 #include "util.h"
 
@@ -72,6 +74,34 @@ void kp_row_health_sub(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
 	d->connects_refused = c->connects_refused - p->connects_refused;
 	d->connects_timedout = c->connects_timedout - p->connects_timedout;
 	d->connects_failed = c->connects_failed - p->connects_failed;
+}
+
+int kp_row_same_endpoint(const struct kprof_tcp_row *a,
+			 const struct kprof_tcp_row *b)
+{
+	return a->family == b->family && a->rport == b->rport &&
+	       a->role == b->role &&
+	       !memcmp(a->raddr, b->raddr, sizeof(a->raddr));
+}
+
+uint64_t kp_row_endpoint_hash(const struct kprof_tcp_row *r, uint64_t h)
+{
+	h = kp_hash(&r->family, sizeof(r->family), h);
+	h = kp_hash(&r->rport, sizeof(r->rport), h);
+	h = kp_hash(r->raddr, sizeof(r->raddr), h);
+	return kp_hash(&r->role, sizeof(r->role), h);
+}
+
+void kp_row_merge(struct kprof_tcp_row *d, const struct kprof_tcp_row *r)
+{
+	if (r->count && (!d->count || r->min_ns < d->min_ns))
+		d->min_ns = r->min_ns;
+	if (r->max_ns > d->max_ns)
+		d->max_ns = r->max_ns;
+	d->count += r->count;
+	d->sum_ns += r->sum_ns;
+	kp_row_health_add(d, r);
+	kp_hist_merge(d->hist, r->hist, KP_HIST_BUCKETS);
 }
 
 void kp_comm(char out[17], const char comm[16])

@@ -30,6 +30,18 @@ void kp_row_health_add(struct kprof_tcp_row *d, const struct kprof_tcp_row *r);
 void kp_row_health_sub(struct kprof_tcp_row *d, const struct kprof_tcp_row *c,
 		       const struct kprof_tcp_row *p);
 
+/* Same remote endpoint and role: family, address, port, role. */
+int kp_row_same_endpoint(const struct kprof_tcp_row *a,
+			 const struct kprof_tcp_row *b);
+/* @h extended by what kp_row_same_endpoint() compares. */
+uint64_t kp_row_endpoint_hash(const struct kprof_tcp_row *r, uint64_t h);
+/*
+ * Add @r into @d, a sum of rows: requests, time, extremes (a row without
+ * requests has no minimum, whatever its min_ns), health counters and the
+ * histogram (saturating).
+ */
+void kp_row_merge(struct kprof_tcp_row *d, const struct kprof_tcp_row *r);
+
 struct kp_drops {
 	uint64_t inflight, rows, stacks, export, samples;
 };

@@ -37,20 +37,12 @@ static bool series_eq(const void *ctx, uint32_t idx)
 	       !memcmp(s->raddr, k->r->raddr, sizeof(s->raddr));
 }
 
-static uint64_t series_hash(const struct kprof_tcp_row *r)
-{
-	uint64_t h = kp_hash(&r->family, sizeof(r->family), 0);
-
-	h = kp_hash(&r->rport, sizeof(r->rport), h);
-	h = kp_hash(r->raddr, sizeof(r->raddr), h);
-	return kp_hash(&r->role, sizeof(r->role), h);
-}
-
 const struct kp_series *kp_series_find(const struct kp_series_set *set,
 				       const struct kprof_tcp_row *r)
 {
 	struct series_key k = { set, r };
-	int64_t i = kp_htab_find(&set->idx, series_hash(r), series_eq, &k);
+	int64_t i = kp_htab_find(&set->idx, kp_row_endpoint_hash(r, 0),
+				 series_eq, &k);
 
 	return i < 0 ? NULL : &set->s[i];
 }
@@ -60,7 +52,7 @@ static struct kp_series *series_get(struct kp_series_set *set,
 				    const struct kprof_tcp_row *r, int *err)
 {
 	struct series_key k = { set, r };
-	uint64_t h = series_hash(r);
+	uint64_t h = kp_row_endpoint_hash(r, 0);
 	int64_t i = kp_htab_find(&set->idx, h, series_eq, &k);
 	struct kp_series *s;
 
@@ -114,18 +106,6 @@ static void coarsen(struct kp_series_set *set)
 	set->span *= 2;
 }
 
-/* Add @r into @d, a sum of one endpoint's rows. */
-static void row_add(struct kprof_tcp_row *d, const struct kprof_tcp_row *r)
-{
-	if (r->count && (!d->count || r->min_ns < d->min_ns))
-		d->min_ns = r->min_ns;
-	if (r->max_ns > d->max_ns)
-		d->max_ns = r->max_ns;
-	d->count += r->count;
-	kp_row_health_add(d, r);
-	kp_hist_merge(d->hist, r->hist, KP_HIST_BUCKETS);
-}
-
 static uint32_t sat32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : v;
@@ -161,7 +141,7 @@ int kp_series_add(struct kp_series_set *set, const struct kprof_tcp_row *rows,
 			memset(&set->scratch[s->acc], 0,
 			       sizeof(*set->scratch));
 		}
-		row_add(&set->scratch[s->acc], &rows[i]);
+		kp_row_merge(&set->scratch[s->acc], &rows[i]);
 	}
 	for (i = 0; i < set->nr; i++) {
 		struct kp_series *s = &set->s[i];

@@ -308,19 +308,12 @@ void kp_window_filter(struct kp_snapshot *w, const struct kprof_config *c,
 	qsort(w->rows, w->nr_rows, sizeof(*w->rows), cmp_tcp);
 	for (i = 1, n = 1; i < w->nr_rows; i++) {
 		struct kprof_tcp_row *d = &w->rows[n - 1], *r = &w->rows[i];
-		unsigned int b;
 
 		if (cmp_tcp(d, r)) {
 			w->rows[n++] = *r;
 			continue;
 		}
-		d->count += r->count;
-		d->sum_ns += r->sum_ns;
-		kp_row_health_add(d, r);
-		d->min_ns = r->min_ns < d->min_ns ? r->min_ns : d->min_ns;
-		d->max_ns = r->max_ns > d->max_ns ? r->max_ns : d->max_ns;
-		for (b = 0; b < KPROF_HIST_BUCKETS; b++)
-			d->hist[b] += r->hist[b];
+		kp_row_merge(d, r);
 	}
 	w->nr_rows = w->nr_rows ? n : 0;
 }

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "hist.h"
+#include "row.h"
 #include "window.h"
 #include "unit.h"
 
@@ -424,7 +425,49 @@ static void test_filter_cpu_views(void)
 	}
 }
 
+/* kp_row_merge(), the one sum of rows every layer uses. */
+static void test_row_merge(void)
+{
+	static struct kprof_tcp_row d, r;
+
+	/* a sum that starts empty takes the first row with requests */
+	memset(&d, 0, sizeof(d));
+	memset(&r, 0, sizeof(r));
+	r.min_ns = 5;	/* not a minimum: no requests */
+	r.retransmits = 3;
+	kp_row_merge(&d, &r);
+	EXPECT(d.count == 0 && d.retransmits == 3, "%llu %llu",
+	       (unsigned long long)d.count,
+	       (unsigned long long)d.retransmits);
+	r.count = 2;
+	r.sum_ns = 300;
+	r.min_ns = 100;
+	r.max_ns = 200;
+	r.hist[7] = UINT32_MAX - 1;
+	kp_row_merge(&d, &r);
+	EXPECT(d.min_ns == 100 && d.max_ns == 200 && d.count == 2 &&
+	       d.sum_ns == 300, "%llu %llu", (unsigned long long)d.min_ns,
+	       (unsigned long long)d.max_ns);
+	/* a row without requests lowers no minimum, whatever it carries */
+	memset(&r, 0, sizeof(r));
+	r.min_ns = 1;
+	r.resets_received = 1;
+	kp_row_merge(&d, &r);
+	EXPECT(d.min_ns == 100 && d.resets_received == 1, "%llu",
+	       (unsigned long long)d.min_ns);
+	/* one with requests does; the histogram saturates, never wraps */
+	r.count = 1;
+	r.sum_ns = 50;
+	r.min_ns = r.max_ns = 50;
+	r.hist[7] = 5;
+	kp_row_merge(&d, &r);
+	EXPECT(d.min_ns == 50 && d.max_ns == 200 && d.count == 3 &&
+	       d.sum_ns == 350, "%llu", (unsigned long long)d.min_ns);
+	EXPECT(d.hist[7] == UINT32_MAX, "%u", d.hist[7]);
+}
+
 const struct kp_test t_window[] = {
+	{ "row: one sum of rows: minimum of rows with requests, saturating histogram", test_row_merge },
 	{ "window: a reader's view keeps its samples, one row per key", test_filter_cpu_views },
 	{ "window: a reader's filters; stacks below its threshold folded", test_filter },
 	{ "window: a reader's view keeps its requests, one row per key", test_filter_views },
