@@ -598,6 +598,7 @@ void kprof_ctl_stats(struct kprof_stats *st)
 	st->inflight_dead = kprof_tcp_inflight_dead();
 	st->inflight_closed = kprof_tcp_inflight_closed();
 	st->health_missed = kprof_tcp_health_missed();
+	st->hooks_missed = kprof_tcp_hooks_missed();
 	st->requests = c[KPROF_CNT_REQUESTS];
 	st->abandoned = c[KPROF_CNT_ABANDONED];
 	st->drops_inflight = c[KPROF_CNT_DROPS_INFLIGHT];

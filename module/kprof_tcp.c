@@ -623,6 +623,13 @@ static void kprof_tcp_leave(void)
 }
 
 /*
+ * Hook calls that found another TCP handler of kprofmod running on their
+ * CPU and did nothing (a destroy: all but the count of its abandoned
+ * request); with the kprobes core's misses, kprof_tcp_hooks_missed().
+ */
+static DEFINE_PER_CPU(u64, kprof_hook_missed);
+
+/*
  * The probes' clock.  A kprobe's int3 handler runs in NMI-like context:
  * ktime_get_ns() there takes the timekeeper's seqcount, which lockdep
  * reports as an inconsistent lock state and which would spin forever if
@@ -949,9 +956,13 @@ static void kprof_on_close(struct pt_regs *regs)
 static __always_inline int kprof_hook(void (*fn)(struct pt_regs *regs),
 				      struct pt_regs *regs)
 {
-	if (kprof_tcp_on() && kprof_tcp_enter()) {
+	if (!kprof_tcp_on())
+		return 0;
+	if (likely(kprof_tcp_enter())) {
 		fn(regs);
 		kprof_tcp_leave();
+	} else {
+		this_cpu_inc(kprof_hook_missed);
 	}
 	return 0;
 }
@@ -997,6 +1008,7 @@ void notrace kprof_tcp_destroyed(const struct sock *sk)
 	if (!kprof_tcp_on())
 		return;
 	if (!kprof_tcp_enter()) {
+		this_cpu_inc(kprof_hook_missed);
 		kprof_flight_put(sk, false);
 		return;
 	}
@@ -1026,8 +1038,12 @@ static int kprof_recvmsg_ret(struct kretprobe_instance *ri,
 {
 	u64 t0;
 
-	if (!kprof_tcp_on() || !kprof_tcp_enter())
+	if (!kprof_tcp_on())
 		return 0;
+	if (!kprof_tcp_enter()) {
+		this_cpu_inc(kprof_hook_missed);
+		return 0;
+	}
 	t0 = kprof_guard_begin(KPROF_COST_RECV);
 
 	if ((long)regs_return_value(regs) > 0)
@@ -1370,6 +1386,29 @@ bool kprof_tcp_start_possible(void)
 }
 
 /*
+ * The kprobes core's misses on kprofmod's kprobes (a hit while another
+ * kprobe's handler ran on the CPU, or a tcp_recvmsg() call with every
+ * kretprobe instance in use): each kprobe's own nmissed since its last
+ * registration, and those of earlier registrations, added here when a
+ * registration starts afresh.  Under the caller's serialisation of
+ * start, stop and the statistics (kprof_ctl_lock).
+ */
+static u64 kprof_kp_missed_past;
+
+/*
+ * @p's misses that lose something: not the destroy kprobe's where the
+ * tracepoint tcp:tcp_destroy_sock ends the socket too (a destruction in
+ * softirq that interrupts a kprobe's handler; see kprof_tcp_destroyed()).
+ */
+static unsigned long kprof_kp_misses(const struct kprobe *p)
+{
+	if (p == &kprof_kp_destroy &&
+	    (kprof_attached & KPROF_ATTACH_TP_DESTROY_SOCK))
+		return 0;
+	return READ_ONCE(p->nmissed);
+}
+
+/*
  * A kprobe back to what it was before its last registration, so that it
  * can be registered again: register_kprobe() refuses one that has both
  * an address (set by the last registration) and a symbol name.
@@ -1379,6 +1418,7 @@ static void kprof_kp_fresh(struct kprobe *p)
 	const char *sym = p->symbol_name;
 	kprobe_pre_handler_t pre = p->pre_handler;
 
+	kprof_kp_missed_past += kprof_kp_misses(p);
 	memset(p, 0, sizeof(*p));
 	p->symbol_name = sym;
 	p->pre_handler = pre;
@@ -1394,7 +1434,28 @@ static void kprof_krp_fresh(struct kretprobe *rp)
 		.maxactive = rp->maxactive,
 	};
 
+	kprof_kp_missed_past += rp->nmissed + rp->kp.nmissed;
 	*rp = t;
+}
+
+/*
+ * Hook calls not handled since load: kprof_hook_missed, and the kprobes
+ * core's misses on kprofmod's kprobes (those registered now, and the
+ * ones before, kprof_kp_missed_past).  Caller serialises it against
+ * start and stop.
+ */
+u64 kprof_tcp_hooks_missed(void)
+{
+	u64 n = kprof_kp_missed_past;
+	unsigned int cpu;
+	int i;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu(kprof_hook_missed, cpu));
+	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
+		n += kprof_kp_misses(kprof_kps[i]);
+	return n + READ_ONCE(kprof_krp_recvmsg.nmissed) +
+	       READ_ONCE(kprof_krp_recvmsg.kp.nmissed);
 }
 
 /*
@@ -1610,6 +1671,11 @@ int kprof_tcp_init(void)
 			kprof_attached |= KPROF_ATTACH_TCP_RECVMSG_RET;
 	}
 	kprof_tcp_disarm();
+	/* what load's trial registration saw counts for nothing */
+	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
+		kprof_kps[i]->nmissed = 0;
+	kprof_krp_recvmsg.nmissed = 0;
+	kprof_krp_recvmsg.kp.nmissed = 0;
 	kprof_attached |= kprof_tcp_tp_init();
 	if (!kprof_tcp_start_possible())
 		pr_warn("TCP latency unavailable on this kernel (attach 0x%x)\n",

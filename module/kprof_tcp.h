@@ -19,6 +19,7 @@ bool kprof_tcp_ftrace(void);
 u32 kprof_tcp_inflight(void);
 u32 kprof_tcp_inflight_closed(void);
 u32 kprof_tcp_inflight_dead(void);
+u64 kprof_tcp_hooks_missed(void);
 
 /* kprof_tcp_tp.c: the health counters' tracepoints */
 enum kprof_health;

@@ -80,7 +80,7 @@ s = json.load(open(sys.argv[1]))
 p = s["parameters"]
 ok = (s["loaded"] and p["tcp_rows"] == "2048" and p["inflight"] == "128"
       and s["tables"]["inflight"]["max"] == 128 and s["api"]["major"] == 4
-      and s["health_missed"] == 0
+      and s["health_missed"] == 0 and s["hooks_missed"] == 0
       and s["tables"]["inflight"]["closed"] == 0)
 sys.exit(0 if ok else 1)
 PY

@@ -47,7 +47,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		4
-#define KPROF_API_MINOR		0
+#define KPROF_API_MINOR		1
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -455,6 +455,17 @@ struct kprof_snapshot {
  *			in softirq while a TCP handler of kprofmod ran on
  *			the same CPU, whose tables it was writing; a row's
  *			count plus these is the kernel's
+ * (since API 4.1)
+ * @hooks_missed:	calls of the TCP hooks (send, receive, connect,
+ *			close, destroy) not handled: they found another TCP
+ *			handler of kprofmod running on their CPU, or the
+ *			kprobes core dropped them (a hit while another
+ *			kprobe's handler ran there, any tool's; a
+ *			tcp_recvmsg() return with no kretprobe instance
+ *			free).  A missed send is a request not counted, a
+ *			missed receive one counted later and longer, a
+ *			missed destroy an abandoned request not counted;
+ *			0 means no request went unseen this way
  */
 struct kprof_stats {
 	__u32 size;
@@ -486,9 +497,13 @@ struct kprof_stats {
 	__u32 inflight_dead;
 	__u32 inflight_closed;
 	__u64 health_missed;
+	__u64 hooks_missed;
 };
 
-/* API 1.1; 104 since 1.2; 296 since 1.4; 304 since 1.8; 312 since 3.2 */
+/*
+ * API 1.1; 104 since 1.2; 296 since 1.4; 304 since 1.8; 312 since 3.2;
+ * 320 since 4.1
+ */
 #define KPROF_STATS_SIZE_VER0	72
 
 /**

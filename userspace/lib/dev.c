@@ -122,6 +122,12 @@ int kprof_dev_open(struct kprof_info *info)
 	return fd;
 }
 
+int kp_stats_have_hooks_missed(const struct kprof_stats *st)
+{
+	return st->size >= offsetof(struct kprof_stats, hooks_missed) +
+			   sizeof(st->hooks_missed);
+}
+
 int kp_stats_have_guard(const struct kprof_stats *st)
 {
 	return st->size >= offsetof(struct kprof_stats, shed_requests) +

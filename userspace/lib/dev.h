@@ -51,5 +51,7 @@ int kprof_take_snapshot(int fd, struct kprof_snapshot *s);
 
 /* Did the module fill the guard's fields of @st (API 1.4 or later)? */
 int kp_stats_have_guard(const struct kprof_stats *st);
+/* Does @st (a GET_STATS reply) have hooks_missed (API 4.1)? */
+int kp_stats_have_hooks_missed(const struct kprof_stats *st);
 
 #endif

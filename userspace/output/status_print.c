@@ -220,6 +220,10 @@ static json_object *status_json(const struct kp_status *s)
 	}));
 	json_object_object_add(o, "health_missed",
 			       kp_json_u64(st->health_missed));
+	/* API 4.1; null from an older module, which does not count them */
+	json_object_object_add(o, "hooks_missed",
+			       kp_stats_have_hooks_missed(st) ?
+			       kp_json_u64(st->hooks_missed) : NULL);
 
 	if (kp_stats_have_guard(st))
 		json_object_object_add(o, "overhead", status_json_overhead(s));
@@ -331,6 +335,10 @@ void kp_status_text(const struct kp_status *s)
 	if (st->health_missed)
 		printf("  health:     %" PRIu64 " TCP health events missed\n",
 		       (uint64_t)st->health_missed);
+	/* hook calls another handler kept out (API 4.1) */
+	if (st->hooks_missed)
+		printf("  hooks:      %" PRIu64 " TCP hook calls missed (requests may be uncounted)\n",
+		       (uint64_t)st->hooks_missed);
 	if (s->sessions)
 		status_text_sessions(s);
 	if (kp_stats_have_guard(st))
