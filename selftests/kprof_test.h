@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,29 @@ static inline void kprof_test_udev_settle(void)
  * Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe,
  * with the module parameters in $KPROF_LOAD_PARAMS.
  */
+/*
+ * The @nth (from 0) highest process ID no task has now, for a tgid
+ * filter that matches nothing: below pid_max, which is 32768 where the
+ * kernel is built small (BASE_SMALL), and the module takes nothing above
+ * its kernel's limit.  0 if none.
+ */
+static inline pid_t kprof_test_unused_pid(int nth)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	long max = 32768;
+	pid_t pid;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 32768;
+		fclose(f);
+	}
+	for (pid = max - 1; pid > 300; pid--)
+		if (kill(pid, 0) && errno == ESRCH && nth-- == 0)
+			return pid;
+	return 0;
+}
+
 static inline int kprof_test_load(void)
 {
 	const char *ko = getenv("KPROF_KO"), *par = getenv("KPROF_LOAD_PARAMS");

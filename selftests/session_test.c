@@ -834,7 +834,9 @@ TEST_F(session, a_session_past_the_views_gets_the_first_freed)
 	for (i = 0; i <= KPROF_MAX_VIEWS; i++) {
 		fd[i] = open_dev();
 		ASSERT_LE(0, fd[i]);
-		cfg.tgid = 1000000 + i;	/* no such process: nothing counts */
+		/* no such process: nothing counts */
+		cfg.tgid = kprof_test_unused_pid(i);
+		ASSERT_NE(0, cfg.tgid);
 		ASSERT_EQ(0, kprof_set_config(fd[i], &cfg));
 		ASSERT_EQ(0, kprof_control(fd[i], KPROF_IOC_START,
 					   KPROF_RUN_TCP));

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <stddef.h>
 #include <linux/magic.h>
 #include <sys/socket.h>
@@ -969,7 +970,8 @@ TEST_F(tcp, filters)
 
 	/* another process only */
 	cfg.families = 0;
-	cfg.tgid = getpid() + 100000;
+	cfg.tgid = kprof_test_unused_pid(0);
+	ASSERT_NE(0, cfg.tgid);
 	ASSERT_EQ(0, kprof_set_config(self->fd, &cfg));
 	ASSERT_EQ(0, run_requests(AF_INET, 0, 4, &p4, lat));
 	ASSERT_EQ(0, kp_snapshot(self->fd));
@@ -1421,6 +1423,110 @@ TEST_F(tcp, churn_on_all_cpus_counts_exactly)
 	EXPECT_EQ(0, st.inflight);
 	EXPECT_GE(4, st.inflight_dead);
 	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+}
+
+/*
+ * Two clients on one CPU, their servers on another: B, SCHED_FIFO, wakes
+ * on each answer and preempts A wherever A is, in its system calls too
+ * (on a preemptible kernel), A's hooks included but for the stretches
+ * they run with preemption off.  Every request of each is counted once,
+ * or the hook call that missed it is (hooks_missed, API 4.1).
+ */
+struct preempt_client {
+	uint16_t port;
+	int cpu, fifo;
+	int n;			/* requests to make; 0: until *stop */
+	int *stop;
+	int done, err;
+};
+
+static void *preempt_run(void *arg)
+{
+	struct preempt_client *c = arg;
+	struct sched_param sp = { .sched_priority = 10 };
+	cpu_set_t set;
+	int fd;
+
+	CPU_ZERO(&set);
+	CPU_SET(c->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) ||
+	    (c->fifo && sched_setscheduler(0, SCHED_FIFO, &sp))) {
+		c->err = errno;
+		return NULL;
+	}
+	fd = client_connect(AF_INET, c->port);
+	if (fd < 0) {
+		c->err = errno;
+		return NULL;
+	}
+	while (c->n ? c->done < c->n :
+	       !__atomic_load_n(c->stop, __ATOMIC_ACQUIRE)) {
+		if (!client_request(fd)) {
+			c->err = errno ?: EIO;
+			break;
+		}
+		c->done++;
+	}
+	close(fd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(tcp, preempted_requests_counted_exactly, 120)
+{
+	struct preempt_client a = { .cpu = 0 }, b = { .cpu = 0, .fifo = 1 };
+	struct kprof_stats before, after;
+	struct server sa = { .respond = 1 }, sb = { .respond = 1 };
+	uint64_t na, nb, missed;
+	pthread_t ta, tb;
+	cpu_set_t set, old;
+	int stop = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	/* the servers' threads on CPU 1, the clients' on CPU 0 */
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old), &old));
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, server_start(&sa, AF_INET, 0));
+	ASSERT_EQ(0, server_start(&sb, AF_INET, 0));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(old), &old));
+	a.port = sa.port;
+	a.stop = &stop;
+	b.port = sb.port;
+	b.n = 2000;
+
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_TCP));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &before));
+	ASSERT_EQ(0, pthread_create(&ta, NULL, preempt_run, &a));
+	ASSERT_EQ(0, pthread_create(&tb, NULL, preempt_run, &b));
+	pthread_join(tb, NULL);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	pthread_join(ta, NULL);
+	server_stop(&sa);
+	server_stop(&sb);
+	EXPECT_EQ(0, kp_wait_closed_destroyed(self->fd));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(0, kprof_get_stats(self->fd, &after));
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_STOP, KPROF_RUN_TCP));
+	if (b.err == EPERM)
+		SKIP(return, "cannot make a thread SCHED_FIFO");
+	ASSERT_EQ(0, a.err);
+	ASSERT_EQ(0, b.err);
+	na = rows_count(&self->ex, sa.port, KPROF_ROLE_CLIENT, NULL);
+	nb = rows_count(&self->ex, sb.port, KPROF_ROLE_CLIENT, NULL);
+	missed = after.hooks_missed - before.hooks_missed;
+	TH_LOG("A (SCHED_OTHER) %d requests, %llu counted; B (SCHED_FIFO) %d, %llu counted; %llu hook calls missed",
+	       a.done, (unsigned long long)na, b.done,
+	       (unsigned long long)nb, (unsigned long long)missed);
+	EXPECT_LT(0, a.done);
+	EXPECT_EQ(2000, b.done);
+	/* a missed call loses at most the request it would have counted */
+	EXPECT_LE(na, (uint64_t)a.done);
+	EXPECT_LE(nb, (uint64_t)b.done);
+	EXPECT_LE(a.done + b.done - na - nb, missed);
+	EXPECT_EQ(0, after.inflight);
 }
 
 /* A request in flight when its socket closes is abandoned, not latency. */
