@@ -319,7 +319,7 @@ static __always_inline bool kprof_user_frame_read(unsigned long fp,
 static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 				    unsigned int max)
 {
-	unsigned long fp, frame[2];
+	unsigned long fp, frame[2] = { 0, 0 };	/* for gcc's -Wmaybe-uninitialized */
 	unsigned int n = 0;
 	bool in_user;
 
