@@ -339,18 +339,20 @@ static noinline void kprof_flight_track(struct kprof_flight *f)
  * Forget a socket; a request in flight counts as abandoned (@count: the
  * caller may write this CPU's tables).
  */
-static void kprof_flight_put(const struct sock *sk, bool count)
+static bool kprof_flight_put(const struct sock *sk, bool count)
 {
 	u32 slot = kprof_flight_slot(sk), i;
+	bool was = false;
 
 	for (i = 0; i < KPROF_FLIGHT_PROBES && i < kprof_inflight_max; i++) {
 		struct kprof_flight *f = &kprof_flights[slot];
 		unsigned long cur = READ_ONCE(f->sk);
 
 		if (cur == KPROF_SK_FREE)
-			return;
+			return was;
 		if (cur == (unsigned long)sk) {
-			if (xchg(&f->start_ns, 0) && count)
+			was = xchg(&f->start_ns, 0);
+			if (was && count)
 				kprof_agg_count(KPROF_CNT_ABANDONED);
 			kprof_flight_mark(f, KPROF_FL_CLOSED,
 					  KPROF_FL_UNTRACKED);
@@ -366,6 +368,7 @@ static void kprof_flight_put(const struct sock *sk, bool count)
 		if (++slot == kprof_inflight_max)
 			slot = 0;
 	}
+	return was;
 }
 
 u32 kprof_tcp_inflight_dead(void)
@@ -624,8 +627,9 @@ static void kprof_tcp_leave(void)
 
 /*
  * Hook calls that found another TCP handler of kprofmod running on their
- * CPU and did nothing (a destroy: all but the count of its abandoned
- * request); with the kprobes core's misses, kprof_tcp_hooks_missed().
+ * CPU and did nothing (a destroy does all but count its abandoned
+ * request, and counts here only when it had one); with the kprobes
+ * core's misses, kprof_tcp_hooks_missed().
  */
 static DEFINE_PER_CPU(u64, kprof_hook_missed);
 
@@ -999,7 +1003,8 @@ static int kprof_pre_close(struct kprobe *p, struct pt_regs *regs)
  * slot goes: else it would meet the next socket at that address.  The
  * table's operations hold against any interleaving; only the per-CPU
  * counts may not be written then (a request still in flight, of a
- * socket destroyed without a close, goes uncounted).
+ * socket destroyed without a close, goes uncounted, and hooks_missed
+ * says so).
  */
 void notrace kprof_tcp_destroyed(const struct sock *sk)
 {
@@ -1008,8 +1013,9 @@ void notrace kprof_tcp_destroyed(const struct sock *sk)
 	if (!kprof_tcp_on())
 		return;
 	if (!kprof_tcp_enter()) {
-		this_cpu_inc(kprof_hook_missed);
-		kprof_flight_put(sk, false);
+		/* its abandoned request, not counted (the other call finds none) */
+		if (kprof_flight_put(sk, false))
+			this_cpu_inc(kprof_hook_missed);
 		return;
 	}
 	t0 = kprof_guard_begin(KPROF_COST_CLOSE);
@@ -1396,14 +1402,15 @@ bool kprof_tcp_start_possible(void)
 static u64 kprof_kp_missed_past;
 
 /*
- * @p's misses that lose something: not the destroy kprobe's where the
+ * @p's misses that lose something: not the destroy kprobe's while the
  * tracepoint tcp:tcp_destroy_sock ends the socket too (a destruction in
  * softirq that interrupts a kprobe's handler; see kprof_tcp_destroyed()).
+ * That one's are taken at each stop, judged by the run's tracepoints.
  */
 static unsigned long kprof_kp_misses(const struct kprobe *p)
 {
 	if (p == &kprof_kp_destroy &&
-	    (kprof_attached & KPROF_ATTACH_TP_DESTROY_SOCK))
+	    (kprof_tp_armed & KPROF_ATTACH_TP_DESTROY_SOCK))
 		return 0;
 	return READ_ONCE(p->nmissed);
 }
@@ -1583,6 +1590,8 @@ void kprof_tcp_stop(void)
 		return;
 	WRITE_ONCE(kprof_running, false);
 	kprof_tcp_disarm();
+	kprof_kp_missed_past += kprof_kp_misses(&kprof_kp_destroy);
+	kprof_kp_destroy.nmissed = 0;
 	kprof_tcp_tp_disarm(kprof_tp_armed);
 	kprof_tp_armed = 0;
 	/* nothing can see the table now: requests in flight are forgotten */

@@ -59,10 +59,6 @@ static inline void kprof_test_udev_settle(void)
 }
 
 /*
- * Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe,
- * with the module parameters in $KPROF_LOAD_PARAMS.
- */
-/*
  * The @nth (from 0) highest process ID no task has now, for a tgid
  * filter that matches nothing: below pid_max, which is 32768 where the
  * kernel is built small (BASE_SMALL), and the module takes nothing above
@@ -85,6 +81,10 @@ static inline pid_t kprof_test_unused_pid(int nth)
 	return 0;
 }
 
+/*
+ * Load kprofmod unless /dev/kprof exists: insmod $KPROF_KO, else modprobe,
+ * with the module parameters in $KPROF_LOAD_PARAMS.
+ */
 static inline int kprof_test_load(void)
 {
 	const char *ko = getenv("KPROF_KO"), *par = getenv("KPROF_LOAD_PARAMS");
