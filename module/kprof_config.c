@@ -159,14 +159,20 @@ int kprof_cfg_prepare(const struct kprof_config *cfg,
 	return 0;
 }
 
+/* A replaced configuration, once no handler holds it. */
+static void kprof_cfg_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct kprof_run_config, rcu));
+}
+
 /*
  * Install @n, which it now owns.  The handlers see it from their next
  * hit; one already running may finish on the old configuration, which is
- * freed after it, without waiting here (since v4.20, see
- * kprof_free_after_handlers()): a session that comes or goes
- * with filters of its own changes the configuration twice, and two grace
- * periods under the control lock (30 ms a session under emulation) held
- * every other session and snapshot back.  A request that such a handler
+ * freed after it, without waiting here (kprof_call_after_handlers()): a
+ * session that comes or goes with filters of its own changes the
+ * configuration twice, and two grace periods under the control lock
+ * (30 ms a session under emulation) held every other session and
+ * snapshot back.  A request that such a handler
  * starts on the old configuration is marked with the old generation's
  * views (kprof_views_at_end()).
  */
@@ -181,7 +187,7 @@ void kprof_cfg_install(struct kprof_run_config *n)
 		      c->nr_rports || c->nr_lports;
 	rcu_assign_pointer(kprof_cfg, n);
 	if (old)
-		kprof_free_after_handlers(old, rcu);
+		kprof_call_after_handlers(&old->rcu, kprof_cfg_free_rcu);
 }
 
 bool notrace kprof_cfg_task_wanted(u8 *views)
@@ -234,6 +240,8 @@ int kprof_cfg_init(void)
 /* At unload, after every handler is gone. */
 void kprof_cfg_exit(void)
 {
+	/* the replaced configurations' callbacks are module code */
+	kprof_barrier_after_handlers();
 	kfree(rcu_dereference_protected(kprof_cfg, true));
 	RCU_INIT_POINTER(kprof_cfg, NULL);
 }

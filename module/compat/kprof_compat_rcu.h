@@ -29,22 +29,21 @@
 #endif
 
 /*
- * Free @p (with a struct rcu_head @field) once no handler can still hold
- * it, without waiting: kfree_rcu(), whose grace period is
- * synchronize_rcu()'s and so, since the same upstream commit 45975c7d21a1
- * (v4.20), covers the handlers too.  Before it, kfree_rcu() waits for RCU
- * readers only: there the caller waits for RCU-sched, then frees.  A
- * version check for the same reason; on a backport the fallback is
- * right, only slower (it waits).
+ * Call back once no handler can still hold what a callback frees, without
+ * waiting: call_rcu(), whose grace period is synchronize_rcu()'s and so,
+ * since the same upstream commit 45975c7d21a1 (v4.20), covers the
+ * handlers too.  Before it (where kfree_rcu() waits for RCU readers only,
+ * and RCU-sched has no kfree variant), call_rcu_sched().  The callbacks
+ * are module code: the unload waits for them with the matching barrier.
+ * A version check for the same reason as above; on a backport the
+ * RCU-sched names are RCU's, right too.
  */
 #if KPROF_KERNEL_BEFORE(4, 20, 0)
-#define kprof_free_after_handlers(p, field)	\
-	do {					\
-		kprof_wait_handlers();		\
-		kfree(p);			\
-	} while (0)
+#define kprof_call_after_handlers	call_rcu_sched
+#define kprof_barrier_after_handlers	rcu_barrier_sched
 #else
-#define kprof_free_after_handlers(p, field)	kfree_rcu(p, field)
+#define kprof_call_after_handlers	call_rcu
+#define kprof_barrier_after_handlers	rcu_barrier
 #endif
 
 #endif /* _KPROF_COMPAT_RCU_H */
