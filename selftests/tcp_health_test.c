@@ -470,17 +470,22 @@ static int connect_nb(uint16_t port, int syn_retries)
 	return fd;
 }
 
-/* Wait for @fd's connect to end; its error (0: connected). */
-static int connect_end(int fd)
+/* Wait up to @ms for @fd's connect to end; its error (0: connected). */
+static int connect_end_within(int fd, int ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	socklen_t len = sizeof(int);
 	int err = -1;
 
-	if (poll(&p, 1, 60000) != 1 ||
+	if (poll(&p, 1, ms) != 1 ||
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
 		return -1;
 	return err;
+}
+
+static int connect_end(int fd)
+{
+	return connect_end_within(fd, 60000);
 }
 
 /*
@@ -515,9 +520,19 @@ TEST_F(health, connects_by_outcome)
 	rport = ntohs(sa.sin_port);
 	full = loopback_listen(AF_INET, 0, &fport);
 	ASSERT_LE(0, full);
+	/*
+	 * With backlog 0 the accept queue takes one connection, through a
+	 * SYN cookie where the request queue counts as full at 0 (4.19): a
+	 * kernel built without SYN_COOKIES takes none there and drops every
+	 * SYN already.  A filler that cannot connect goes before the
+	 * counting starts.
+	 */
 	filler = connect_nb(fport, 0);
 	ASSERT_LE(0, filler);
-	ASSERT_EQ(0, connect_end(filler));
+	if (connect_end_within(filler, 5000)) {
+		close(filler);
+		filler = -1;
+	}
 
 	ASSERT_EQ(0, kp_snapshot(self->fd));
 	sum_rows(&self->ex, "127.0.0.1", ok.port, KPROF_ROLE_CONNECT, &a0);
@@ -557,7 +572,8 @@ TEST_F(health, connects_by_outcome)
 	sum_rows(&self->ex, "127.0.0.1", rport, KPROF_ROLE_CLIENT, &rc1);
 	sum_rows(&self->ex, "127.0.0.1", fport, KPROF_ROLE_CONNECT, &f1);
 	sum_rows(&self->ex, "127.0.0.1", fport, KPROF_ROLE_CLIENT, &fc1);
-	close(filler);
+	if (filler >= 0)
+		close(filler);
 	close(full);
 	close(bound);
 	server_stop(&ok);
