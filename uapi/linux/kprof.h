@@ -462,10 +462,11 @@ struct kprof_snapshot {
  *			kprobes core dropped them (a hit while another
  *			kprobe's handler ran there, any tool's; a
  *			tcp_recvmsg() call while every kretprobe
- *			instance was in use).  A missed send is a request not counted, a
- *			missed receive one counted later and longer, a
- *			missed destroy an abandoned request not counted;
- *			0 means no request went unseen this way
+ *			instance was in use).  A missed send is a
+ *			request not counted, a missed receive one counted
+ *			later and longer, a missed destroy an abandoned
+ *			request not counted; 0 means no request went
+ *			unseen this way
  */
 struct kprof_stats {
 	__u32 size;

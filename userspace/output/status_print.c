@@ -335,7 +335,7 @@ void kp_status_text(const struct kp_status *s)
 	if (st->health_missed)
 		printf("  health:     %" PRIu64 " TCP health events missed\n",
 		       (uint64_t)st->health_missed);
-	/* hook calls another handler kept out (API 4.1) */
+	/* TCP hook calls that went unhandled (API 4.1) */
 	if (st->hooks_missed)
 		printf("  hooks:      %" PRIu64 " TCP hook calls missed (requests may be uncounted)\n",
 		       (uint64_t)st->hooks_missed);
