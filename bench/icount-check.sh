@@ -161,18 +161,20 @@ trap cleanup EXIT
 # number fails the check.  With mr_key set (session_rr), the runs also go
 # on while the figure per request is not near mr_key's baseline (near()).
 #
-# Why modes: a process's round trip costs either its usual or 560
-# instructions (2.6%) more, for the whole run, whatever runs beside it.
-# In one boot (icount, 6.1, three insmod/rmmod cycles) 10 of 42 runs with
-# the module loaded, nothing registered, took the dearer mode (7 in a row
-# after one insmod, single runs after the others) and none of 18 without
-# it; before, once the base did and the loaded runs did not.  The
-# grace-period thread's time and the RCU and timer softirqs raised were
-# the same in either mode; the cause is not known.  So a session goes on measuring, rather than
-# start afresh, until it finds the cheaper mode (another insmod starts
-# the dearer one as often).  A cost kprofmod adds is in every run, the
-# cheapest mode's included; a run of the dearer mode says nothing about
-# kprofmod, and the log counts what was left out.
+# Why modes: a process's round trip cost either its usual or 560
+# instructions (2.6%) more, for the whole run, whatever ran beside it; in
+# one boot 10 of 42 runs with the module loaded, nothing registered, took
+# the dearer mode, none of 18 without it.  The cause was SLUB: when the
+# CPU's slab of a cache the round trip allocates from held only the last
+# free object, every allocation and free of the run took the slow path
+# (see bench/tcp_rr.c's stir_slabs(), which each run now does first: the
+# mode left at once).  A mode of +1990 per round trip was seen too,
+# before the stir, in the base and with the module loaded.  Should
+# another source of modes remain, a session goes on measuring, rather
+# than start afresh, until it finds the cheaper mode.  A cost kprofmod
+# adds is in every run, the cheapest mode's included; a run of the
+# dearer mode says nothing about kprofmod, and the log counts what was
+# left out.
 declare -A v=()
 mr_key=''
 measure_runs()
