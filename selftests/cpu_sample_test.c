@@ -324,14 +324,34 @@ static double rate_band(double want)
 }
 
 /*
+ * Is @n samples of @cpu_s seconds of CPU at @hz right, against @want
+ * (rate_band())?  Without exact time the per-task reference meets late
+ * expiries more often than the per-CPU event when the task moves on and
+ * off its CPU: on the debug kernel, after CPU hotplug, 690 and 787
+ * samples against perf's 613 and 705, for 914 and 1070 at the rate.  So
+ * there a count above the reference's band passes up to what the rate
+ * promises for the CPU time used (2% or 2 samples over it): late timers
+ * only ever lose samples, so more than that is counted twice.
+ */
+static bool rate_ok(double n, double want, uint32_t hz, double cpu_s)
+{
+	double at_rate = hz * cpu_s;
+
+	if (fabs(n - want) <= rate_band(want))
+		return true;
+	return !kprof_test_exact_time() && n > want &&
+	       n <= at_rate + (at_rate / 50 > 2 ? at_rate / 50 : 2);
+}
+
+/*
  * A 75/25 spinner of @secs on @cpu (-1: any) is sampled at @hz: of the
  * CPU time it used with exact time, else as the reference sampled it;
- * within rate_band().  Sampling runs at @hz already.
+ * within rate_ok().  Sampling runs at @hz already.
  */
 static void expect_rate(struct __test_metadata *_metadata, int fd,
 			struct export *ex, uint32_t hz, double secs, int cpu)
 {
-	uint64_t cpu_ns, n = 0, ref_n;
+	uint64_t cpu_ns = 0, n = 0, ref_n;
 	struct kprof_test_ref ref;
 	double want = 0;
 	int tries, go[2], rret;
@@ -357,7 +377,7 @@ static void expect_rate(struct __test_metadata *_metadata, int fd,
 		       hz * (cpu_ns / 1e9), (unsigned long long)ref_n, want);
 		EXPECT_EQ(hz, ex->hdr->sample_hz);
 		EXPECT_LE(ex->hdr->samples_idle, ex->hdr->samples);
-		if (fabs(n - want) <= rate_band(want))
+		if (rate_ok(n, want, hz, cpu_ns / 1e9))
 			break;
 		/*
 		 * The kernel lowers this for the rest of the boot when
@@ -367,10 +387,13 @@ static void expect_rate(struct __test_metadata *_metadata, int fd,
 		TH_LOG("kernel.perf_event_max_sample_rate is %ld",
 		       kprof_test_sysctl("kernel/perf_event_max_sample_rate"));
 	}
-	EXPECT_LE(fabs(n - want), rate_band(want));
+	EXPECT_TRUE(rate_ok(n, want, hz, cpu_ns / 1e9))
+		TH_LOG("%llu samples: not within %.0f of %.0f, nor above it up to the rate's %.0f",
+		       (unsigned long long)n, rate_band(want), want,
+		       hz * (cpu_ns / 1e9));
 }
 
-/* Samples against the CPU time they sample, see rate_band(). */
+/* Samples against the CPU time they sample, see rate_ok(). */
 static void check_rate(struct __test_metadata *_metadata, int fd,
 		       struct export *ex, uint32_t hz)
 {
