@@ -512,11 +512,13 @@ TEST_F(tcp, kernel_stack_names_each_requests_syscall)
 {
 	/*
 	 * Frames only one of the paths has, on any kernel here: the
-	 * __x64_sys_ wrappers of the older ones tail-call (no frame).
+	 * __x64_sys_ wrappers of the older ones tail-call (no frame); before
+	 * 4.17's wrappers, recv and read were SyS_recvfrom and SyS_read.
 	 */
 	static const char * const sys[5][4] = {
-		{ "recv", "__sys_recvfrom+", "__x64_sys_recvfrom+" },
-		{ "read", "ksys_read+", "__x64_sys_read+" },
+		{ "recv", "__sys_recvfrom+", "__x64_sys_recvfrom+",
+		  "SyS_recvfrom+" },
+		{ "read", "ksys_read+", "__x64_sys_read+", "SyS_read+" },
 		{ "recvmsg", "__sys_recvmsg+", "__x64_sys_recvmsg+" },
 		{ "readv", "do_readv+", "__x64_sys_readv+" },
 		{ "recvmmsg", "do_recvmmsg+", "__sys_recvmmsg+",
