@@ -92,9 +92,13 @@ u64 kprof_ctl_features(void)
 		f |= KPROF_FEAT_TCP_FTRACE;
 	if (kprof_tcp_attach() & (KPROF_ATTACH_TP_RETRANSMIT |
 				  KPROF_ATTACH_TP_SEND_RESET |
-				  KPROF_ATTACH_TP_RECEIVE_RESET))
+				  KPROF_ATTACH_TP_RECEIVE_RESET |
+				  KPROF_ATTACH_KP_RETRANSMIT |
+				  KPROF_ATTACH_KP_SEND_RESET |
+				  KPROF_ATTACH_KP_RECEIVE_RESET))
 		f |= KPROF_FEAT_TCP_HEALTH;
-	if ((kprof_tcp_attach() & KPROF_ATTACH_TP_SET_STATE) &&
+	if ((kprof_tcp_attach() & (KPROF_ATTACH_TP_SET_STATE |
+				   KPROF_ATTACH_KP_SET_STATE)) &&
 	    (kprof_tcp_attach() & KPROF_ATTACH_TCP_CONNECT))
 		f |= KPROF_FEAT_TCP_CONNECT;
 	return f | KPROF_FEAT_GUARD;

@@ -100,7 +100,10 @@ static atomic_t kprof_nr_dead = ATOMIC_INIT(0);
  */
 static bool kprof_running;
 static u32 kprof_attached;
-/* the tracepoints registered while TCP tracing runs (KPROF_ATTACH_TP_*) */
+/*
+ * the tracepoints, and the kprobes standing in for missing ones,
+ * registered while TCP tracing runs (KPROF_ATTACH_TP_*, KPROF_ATTACH_KP_*)
+ */
 static u32 kprof_tp_armed;
 
 /* ---- the in-flight table ---- */
@@ -726,8 +729,9 @@ static void kprof_tcp_connect(struct sock *sk)
 	WRITE_ONCE(f->vgen, rc->gen);
 	if (READ_ONCE(f->tracked) != KPROF_FL_TRACKED)
 		kprof_flight_track(f);
-	/* only sock:inet_sock_set_state ends a connect */
-	if (!(kprof_tp_armed & KPROF_ATTACH_TP_SET_STATE))
+	/* only sock:inet_sock_set_state, or its stand-in, ends a connect */
+	if (!(kprof_tp_armed & (KPROF_ATTACH_TP_SET_STATE |
+				KPROF_ATTACH_KP_SET_STATE)))
 		return;
 	t = (u32)(kprof_tcp_now() >> KPROF_CONN_SHIFT) | KPROF_CONN_BIT;
 	WRITE_ONCE(f->row, t == U32_MAX ? t - 1 : t);
@@ -1420,7 +1424,7 @@ static unsigned long kprof_kp_misses(const struct kprobe *p)
  * can be registered again: register_kprobe() refuses one that has both
  * an address (set by the last registration) and a symbol name.
  */
-static void kprof_kp_fresh(struct kprobe *p)
+void kprof_kp_fresh(struct kprobe *p)
 {
 	const char *sym = p->symbol_name;
 	kprobe_pre_handler_t pre = p->pre_handler;
@@ -1431,7 +1435,7 @@ static void kprof_kp_fresh(struct kprobe *p)
 	p->pre_handler = pre;
 }
 
-static void kprof_krp_fresh(struct kretprobe *rp)
+void kprof_krp_fresh(struct kretprobe *rp)
 {
 	struct kretprobe t = {
 		.kp.symbol_name = rp->kp.symbol_name,
@@ -1462,7 +1466,7 @@ u64 kprof_tcp_hooks_missed(void)
 	for (i = 0; i < ARRAY_SIZE(kprof_kps); i++)
 		n += kprof_kp_misses(kprof_kps[i]);
 	return n + READ_ONCE(kprof_krp_recvmsg.nmissed) +
-	       READ_ONCE(kprof_krp_recvmsg.kp.nmissed);
+	       READ_ONCE(kprof_krp_recvmsg.kp.nmissed) + kprof_tcp_tp_missed();
 }
 
 /*

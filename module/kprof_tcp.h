@@ -21,7 +21,7 @@ u32 kprof_tcp_inflight_closed(void);
 u32 kprof_tcp_inflight_dead(void);
 u64 kprof_tcp_hooks_missed(void);
 
-/* kprof_tcp_tp.c: the health counters' tracepoints */
+/* kprof_tcp_tp.c: the health counters' tracepoints, or their stand-ins */
 enum kprof_health;
 struct sock;
 void kprof_tcp_health(const struct sock *sk, enum kprof_health what, u32 n);
@@ -34,5 +34,11 @@ void kprof_tcp_connected(const struct sock *sk, int err);
 u32 kprof_tcp_tp_init(void);
 u32 kprof_tcp_tp_arm(void);
 void kprof_tcp_tp_disarm(u32 armed);
+u64 kprof_tcp_tp_missed(void);
+/* kprof_tcp.c: a kprobe made ready to be registered again */
+struct kprobe;
+struct kretprobe;
+void kprof_kp_fresh(struct kprobe *p);
+void kprof_krp_fresh(struct kretprobe *rp);
 
 #endif /* _KPROF_TCP_H */

@@ -74,11 +74,31 @@ TEST_F(dev, get_info_contents)
 				   KPROF_ATTACH_TCP_RECVMSG_RET));
 	/* a socket's end: the kprobe, and the tracepoint where there is one */
 	EXPECT_TRUE(info.attach & KPROF_ATTACH_TCP_DESTROY_SOCK);
-	if (info.features & KPROF_FEAT_TCP_HEALTH)
+	/* the tcp: tracepoints came together (4.15) */
+	if (info.attach & (KPROF_ATTACH_TP_RETRANSMIT |
+			   KPROF_ATTACH_TP_SEND_RESET |
+			   KPROF_ATTACH_TP_RECEIVE_RESET))
 		EXPECT_TRUE(info.attach & KPROF_ATTACH_TP_DESTROY_SOCK);
-	/* connect rows come from one tracepoint (API 4.0) */
+	/* a kprobe stands in only where its tracepoint is missing (API 4.2) */
+	EXPECT_FALSE((info.attach & KPROF_ATTACH_KP_RETRANSMIT) &&
+		     (info.attach & KPROF_ATTACH_TP_RETRANSMIT));
+	EXPECT_FALSE((info.attach & KPROF_ATTACH_KP_SEND_RESET) &&
+		     (info.attach & KPROF_ATTACH_TP_SEND_RESET));
+	EXPECT_FALSE((info.attach & KPROF_ATTACH_KP_RECEIVE_RESET) &&
+		     (info.attach & KPROF_ATTACH_TP_RECEIVE_RESET));
+	EXPECT_FALSE((info.attach & KPROF_ATTACH_KP_SET_STATE) &&
+		     (info.attach & KPROF_ATTACH_TP_SET_STATE));
+	EXPECT_EQ(!!(info.features & KPROF_FEAT_TCP_HEALTH),
+		  !!(info.attach & (KPROF_ATTACH_TP_RETRANSMIT |
+				    KPROF_ATTACH_TP_SEND_RESET |
+				    KPROF_ATTACH_TP_RECEIVE_RESET |
+				    KPROF_ATTACH_KP_RETRANSMIT |
+				    KPROF_ATTACH_KP_SEND_RESET |
+				    KPROF_ATTACH_KP_RECEIVE_RESET)));
+	/* connect rows: one tracepoint (API 4.0), or its stand-in (4.2) */
 	EXPECT_EQ(!!(info.features & KPROF_FEAT_TCP_CONNECT),
-		  !!(info.attach & KPROF_ATTACH_TP_SET_STATE));
+		  !!(info.attach & (KPROF_ATTACH_TP_SET_STATE |
+				    KPROF_ATTACH_KP_SET_STATE)));
 	EXPECT_EQ(0, info.running);
 	EXPECT_LT(0, info.mmap_size);
 	EXPECT_EQ(0, info.mmap_size % sysconf(_SC_PAGESIZE));

@@ -10,8 +10,8 @@
 /*
  * tcp:tcp_retransmit_skb came with upstream commit e086101b150a ("tcp:
  * add a tracepoint for tcp retransmission"), v4.15, and tcp:tcp_send_reset
- * and tcp:tcp_receive_reset in the same release: a kernel without them
- * (4.14) has no health counters.  Their probes' prototypes changed twice
+ * and tcp:tcp_receive_reset in the same release: on a kernel without them
+ * (4.14) kprobes stand in (below).  Their probes' prototypes changed twice
  * since, and each form is a trial compile against the kernel's own
  * register_trace_<name>() (module/configure/tp_*.c), so a backport is
  * seen as what it is:
@@ -52,13 +52,44 @@
  * and new), came with upstream commit 563e0bb0dc74 ("net: tracepoint:
  * replace tcp_set_state tracepoint with inet_sock_set_state
  * tracepoint"), v4.16; its prototype has not changed since.  It times
- * connects (KPROF_ROLE_CONNECT rows); a kernel without it (4.14, 4.15)
- * has no connect rows.
+ * connects (KPROF_ROLE_CONNECT rows); on a kernel without it (4.14,
+ * 4.15) a kprobe stands in (below).
  */
 #define KPROF_HAVE_TCP_TRACEPOINTS \
 	(KPROF_HAVE_TP_RETRANSMIT_ANY || KPROF_HAVE_TP_SEND_RESET_ANY || \
 	 KPROF_HAVE_TP_RECEIVE_RESET || KPROF_HAVE_TP_DESTROY_SOCK || \
 	 KPROF_HAVE_TP_SET_STATE)
+
+/*
+ * Where a tracepoint is missing, a kprobe stands in at the place upstream
+ * put it (kprof_tcp_tp.c), on the kernels before it only: the handlers
+ * follow those kernels' code (4.14's and 4.15's), and a later kernel
+ * whose tracepoint matches no known form is a change to look at, not one
+ * to guess around.  So each is the trial compile's "no such tracepoint"
+ * and the version before the tracepoint came (a version test, as no
+ * compile can tell which kernel's code a kprobe meets):
+ * - __tcp_retransmit_skb()'s return (the retransmit tracepoint fires
+ *   where it returns 0), before v4.15;
+ * - tcp_send_active_reset() and tcp_v4_send_reset()/tcp_v6_send_reset()
+ *   for a full socket and not in answer to a reset (where the send_reset
+ *   tracepoint went), before v4.15;
+ * - tcp_reset(), whose first line the receive_reset tracepoint became,
+ *   before v4.15;
+ * - tcp_set_state(), where sock:inet_sock_set_state (and v4.15's
+ *   tcp:tcp_set_state) fires, with the old state still in sk_state,
+ *   before v4.16.
+ */
+#define KPROF_KP_RETRANSMIT \
+	(!KPROF_HAVE_TP_RETRANSMIT_ANY && KPROF_KERNEL_BEFORE(4, 15, 0))
+#define KPROF_KP_SEND_RESET \
+	(!KPROF_HAVE_TP_SEND_RESET_ANY && KPROF_KERNEL_BEFORE(4, 15, 0))
+#define KPROF_KP_RECEIVE_RESET \
+	(!KPROF_HAVE_TP_RECEIVE_RESET && KPROF_KERNEL_BEFORE(4, 15, 0))
+#define KPROF_KP_SET_STATE \
+	(!KPROF_HAVE_TP_SET_STATE && KPROF_KERNEL_BEFORE(4, 16, 0))
+#define KPROF_KP_HEALTH \
+	(KPROF_KP_RETRANSMIT || KPROF_KP_SEND_RESET || \
+	 KPROF_KP_RECEIVE_RESET || KPROF_KP_SET_STATE)
 
 #if KPROF_HAVE_TCP_TRACEPOINTS
 #include <trace/events/tcp.h>

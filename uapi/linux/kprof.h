@@ -47,7 +47,7 @@
 #define KPROF_DEVICE_NAME	"kprof"
 
 #define KPROF_API_MAJOR		4
-#define KPROF_API_MINOR		1
+#define KPROF_API_MINOR		2
 
 #define KPROF_IOC_MAGIC		0xB8
 
@@ -95,6 +95,16 @@
 #define KPROF_ATTACH_TP_DESTROY_SOCK	_BITUL(12)
 /* API 4.0: sock:inet_sock_set_state, for the connect rows */
 #define KPROF_ATTACH_TP_SET_STATE	_BITUL(13)
+/*
+ * API 4.2: kprobes standing in for the tracepoints of bits 9-11 and 13 on
+ * kernels that lack them (before 4.15 and 4.16), with their meaning: a
+ * return of __tcp_retransmit_skb(); tcp_send_active_reset() and
+ * tcp_v4/v6_send_reset(); tcp_reset(); tcp_set_state()
+ */
+#define KPROF_ATTACH_KP_RETRANSMIT	_BITUL(14)
+#define KPROF_ATTACH_KP_SEND_RESET	_BITUL(15)
+#define KPROF_ATTACH_KP_RECEIVE_RESET	_BITUL(16)
+#define KPROF_ATTACH_KP_SET_STATE	_BITUL(17)
 
 /* What runs, kprof_info.running and kprof_ctl.what. */
 #define KPROF_RUN_TCP		_BITUL(0)

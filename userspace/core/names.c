@@ -18,7 +18,8 @@ static const char *const attach[] = {
 	"tcp_recvmsg(ret)", "tcp_v4_destroy_sock", "tcp_close", "tcp_connect",
 	"tcp_sendpage", "tcp_disconnect", "tcp:tcp_retransmit_skb",
 	"tcp:tcp_send_reset", "tcp:tcp_receive_reset", "tcp:tcp_destroy_sock",
-	"sock:inet_sock_set_state",
+	"sock:inet_sock_set_state", "__tcp_retransmit_skb(ret)",
+	"tcp_send_reset", "tcp_reset", "tcp_set_state",
 };
 
 static const char *const run[] = {
