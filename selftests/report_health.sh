@@ -76,17 +76,23 @@ for e in (lossy, clean):
           (e["endpoint"], e["count"], e["p99_ns"], e["retransmits"],
            e["latency_errors"]))
 t = lossy["latency_errors"]
+# The clean connection may retransmit too: on 4.14 under emulation it
+# did so once, and three times, in a run of 20 s, beside 39 and 34 on
+# the lossy one (the kernel's own retransmissions, a probe or timer that
+# fired while a vCPU stalled; tcp_health_test holds kprofmod's counts to
+# the kernel's).  What the report must do is not name it.
 if what == "retx":
-    assert lossy["retransmits"] > 0 and clean["retransmits"] == 0
+    assert lossy["retransmits"] > 0, lossy["retransmits"]
+    assert clean["retransmits"] * 10 <= lossy["retransmits"], clean["retransmits"]
     assert t["points_with_errors"] >= 2 and t["points"] >= 15, t
 elif what == "lossy":
     assert t["together"] and t["rho"] > 0 and t["p_value"] < 0.01, t
 elif what == "clean":
     c = clean["latency_errors"]
-    assert not c["together"] and c["rho"] is None and c["points_with_errors"] == 0, c
+    assert not c["together"] and c["points_with_errors"] <= 2, c
 PY
 	}
-	tap_check "the lossy endpoint's retransmits counted, the clean one's 0" check retx
+	tap_check "the lossy endpoint's retransmits counted, the clean one's a tenth or less" check retx
 	tap_check "the lossy endpoint: latency and errors move together" check lossy
 	tap_check "the clean endpoint is not named" check clean
 fi
