@@ -76,11 +76,12 @@ for e in (lossy, clean):
           (e["endpoint"], e["count"], e["p99_ns"], e["retransmits"],
            e["latency_errors"]))
 t = lossy["latency_errors"]
-# The clean connection may retransmit too: on 4.14 under emulation it
-# did so once, and three times, in a run of 20 s, beside 39 and 34 on
-# the lossy one (the kernel's own retransmissions, a probe or timer that
-# fired while a vCPU stalled; tcp_health_test holds kprofmod's counts to
-# the kernel's).  What the report must do is not name it.
+# The clean connection may retransmit too: under emulation on a busy
+# host it did so once, and three times, in a run of 20 s on 4.14 (beside
+# 39 and 34 on the lossy one) and once on Debian's 6.1 (beside 39): the
+# kernel's own retransmissions, a probe or timer that fired while a vCPU
+# stalled (tcp_health_test holds kprofmod's counts to the kernel's).
+# What the report must do is not name it.
 if what == "retx":
     assert lossy["retransmits"] > 0, lossy["retransmits"]
     assert clean["retransmits"] * 10 <= lossy["retransmits"], clean["retransmits"]
