@@ -747,7 +747,9 @@ for sig in INT TERM; do
 	KPROF_DEVICE=/fake/kprof KPROF_FAKE_LOG="$LOG" LD_PRELOAD="$FAKE" \
 		"$KPROF" top -i 0.05 --json >"$OUT" 2>"$ERR" &
 	pid=$!
-	sleep 0.4
+	# its first interval printed (a timer of 0.4 s was not always
+	# enough on a host busy with VMs)
+	for _ in $(seq 300); do [ -s "$OUT" ] && break; sleep 0.1; done
 	kill -"$sig" "$pid"
 	wait "$pid"
 	rc=$?
