@@ -81,24 +81,37 @@ __attribute__((noinline)) void rr_client_loop(struct conn *c)
 	close(fd);
 }
 
+/*
+ * A connection over loopback, both ends in this thread: the client's
+ * socket in *@cfd, the server's in *@sfd; 0, or -1 with neither open.
+ */
+static int loopback_pair(int *cfd, int *sfd)
+{
+	uint16_t port;
+	int lfd = loopback_listen(AF_INET, 1, &port);
+
+	if (lfd < 0)
+		return -1;
+	*cfd = client_connect(AF_INET, port);
+	*sfd = *cfd < 0 ? -1 : accept(lfd, NULL, NULL);
+	close(lfd);
+	if (*sfd < 0) {
+		if (*cfd >= 0)
+			close(*cfd);
+		return -1;
+	}
+	return 0;
+}
+
 /* -s: both ends in this thread; the round trips done, or -1 */
 __attribute__((noinline)) long rr_single_loop(long reqs)
 {
 	char buf[REQ_LEN] = "kprof request";
-	uint16_t port;
-	int lfd = loopback_listen(AF_INET, 1, &port), cfd, sfd;
 	long done = 0;
+	int cfd, sfd;
 
-	if (lfd < 0)
+	if (loopback_pair(&cfd, &sfd))
 		return -1;
-	cfd = client_connect(AF_INET, port);
-	sfd = cfd < 0 ? -1 : accept(lfd, NULL, NULL);
-	close(lfd);
-	if (sfd < 0) {
-		if (cfd >= 0)
-			close(cfd);
-		return -1;
-	}
 	while (done < reqs &&
 	       send(cfd, buf, sizeof(buf), MSG_NOSIGNAL) == sizeof(buf) &&
 	       !read_full(sfd, buf, sizeof(buf)) &&
@@ -170,8 +183,7 @@ static void stir_slabs(void)
 	};
 	char buf[2048] = "";
 	socklen_t len = sizeof(a);
-	int r, w, i, k, n, lfd, cfd, sfd;
-	uint16_t port;
+	int r, w, i, k, n, cfd, sfd;
 
 	r = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	w = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -190,21 +202,14 @@ static void stir_slabs(void)
 		close(r);
 	if (w >= 0)
 		close(w);
-	lfd = loopback_listen(AF_INET, 1, &port);
-	if (lfd < 0)
+	if (loopback_pair(&cfd, &sfd))
 		return;
-	cfd = client_connect(AF_INET, port);
-	sfd = cfd < 0 ? -1 : accept(lfd, NULL, NULL);
-	close(lfd);
-	if (sfd >= 0) {
-		for (i = n = 0; i < 64; i++)
-			n += send(cfd, buf, 16, MSG_NOSIGNAL) == 16;
-		while (n > 0 && read_full(sfd, buf, 16) == 0)
-			n--;
-		close(sfd);
-	}
-	if (cfd >= 0)
-		close(cfd);
+	for (i = n = 0; i < 64; i++)
+		n += send(cfd, buf, 16, MSG_NOSIGNAL) == 16;
+	while (n > 0 && read_full(sfd, buf, 16) == 0)
+		n--;
+	close(sfd);
+	close(cfd);
 }
 
 /* -i: the CPUs' idle time since boot in ns, or -1 when unknown */
