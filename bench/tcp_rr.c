@@ -316,12 +316,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (single) {
+		/*
+		 * The stir first: on a lossy link it waits for retransmission
+		 * timers, idle time that is not the round trips'.
+		 */
+		stir_slabs();
 		if (idle && (i0 = idle_ns()) < 0) {
 			fprintf(stderr, "%s: no idle time in /proc/timer_list\n",
 				argv[0]);
 			return 1;
 		}
-		stir_slabs();
 		t0 = now_ns();
 		total = lifecycle ? rr_lifecycle_loop(reqs) :
 				    rr_single_loop(reqs);
