@@ -188,10 +188,16 @@ u32 notrace kprof_agg_tcp_health(const struct kprof_tcp_key *key,
 	return slot;
 }
 
-/* A sample row's home slot: one multiply (hash_64()), not jhash() */
-static u32 kprof_sample_hash(u32 stack_id, u32 tgid, u8 views)
+/* A slot's key (stack_id, tgid) as its union reads it. */
+static __always_inline u64 kprof_sample_key(u32 stack_id, u32 tgid)
 {
-	return hash_64(((u64)tgid << 32 | stack_id) ^ ((u64)views << 56), 32);
+	return (u64)tgid << 32 | stack_id;
+}
+
+/* A sample row's home slot: one multiply (hash_64()), not jhash() */
+static u32 kprof_sample_hash(u64 key, u8 views)
+{
+	return hash_64(key ^ ((u64)views << 56), 32);
 }
 
 /*
@@ -204,8 +210,9 @@ void notrace kprof_agg_sample(const struct task_struct *t, u32 stack_id,
 			      bool stack_dropped, u8 views)
 {
 	struct kprof_interval *iv = kprof_cur_interval();
+	u32 slot, i, n = kprof_cpu_samples;
 	struct kprof_cpu_slot *s;
-	u32 slot, i, tgid = t->tgid;
+	u64 key;
 
 	iv->scounters[KPROF_SCNT_SAMPLES]++;
 	if (is_idle_task(t)) {
@@ -214,21 +221,21 @@ void notrace kprof_agg_sample(const struct task_struct *t, u32 stack_id,
 	}
 	if (stack_dropped)
 		iv->scounters[KPROF_SCNT_DROPS_STACKS]++;
-	slot = kprof_sample_hash(stack_id, tgid, views) % kprof_cpu_samples;
-	for (i = 0; i < KPROF_ROW_PROBES && i < kprof_cpu_samples; i++) {
+	/* never 0 as a free slot's: tgid 0 is the idle task's */
+	key = kprof_sample_key(stack_id, t->tgid);
+	slot = kprof_sample_hash(key, views) % n;
+	for (i = 0; i < KPROF_ROW_PROBES && i < n; i++) {
 		s = &iv->srows[slot];
+		if (s->key == key && s->views == views)
+			goto add;
 		if (!s->samples) {
-			s->stack_id = stack_id;
-			s->tgid = tgid;
+			s->key = key;
 			s->views = views;
 			memcpy(s->comm, t->comm, sizeof(s->comm));
 			iv->sused[iv->nr_sused++] = slot;
 			goto add;
 		}
-		if (s->stack_id == stack_id && s->tgid == tgid &&
-		    s->views == views)
-			goto add;
-		if (++slot == kprof_cpu_samples)
+		if (++slot == n)
 			slot = 0;
 	}
 	iv->scounters[KPROF_SCNT_DROPS]++;
@@ -359,6 +366,12 @@ int kprof_agg_init(void)
 {
 	int cpu, i;
 
+	/* kprof_sample_key() builds the key as the slot's union reads it */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ||
+		     offsetof(struct kprof_cpu_slot, key) !=
+		     offsetof(struct kprof_cpu_slot, stack_id) ||
+		     offsetof(struct kprof_cpu_slot, tgid) !=
+		     offsetof(struct kprof_cpu_slot, stack_id) + 4);
 	for (i = 0; i < ARRAY_SIZE(kprof_row_seed); i++)
 		kprof_row_seed[i] = get_random_u32();
 	kprof_row_seed[KPROF_ROW_SEEDS - 1] |= 1;	/* the zero lane's factor */

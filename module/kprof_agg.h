@@ -40,8 +40,13 @@ enum kprof_sample_counter {
 };
 
 struct kprof_cpu_slot {
-	u32 stack_id;
-	u32 tgid;
+	union {
+		struct {
+			u32 stack_id;
+			u32 tgid;
+		};
+		u64 key;	/* both at once, for the probe's compare */
+	};
 	u64 samples;
 	char comm[16];
 	u8 views;	/* bit N - 1: the task is in view N's process, cgroup */

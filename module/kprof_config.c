@@ -190,21 +190,19 @@ void kprof_cfg_install(struct kprof_run_config *n)
 		kprof_call_after_handlers(&old->rcu, kprof_cfg_free_rcu);
 }
 
-bool notrace kprof_cfg_task_wanted(u8 *views)
+/* kprof_cfg_task_views() with a cgroup or a view to look at */
+int notrace kprof_cfg_task_views_slow(const struct kprof_run_config *rc)
 {
-	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
+	int views = 0;
 	u8 i;
 
-	*views = 0;
-	if (!rc)
-		return true;
 	if (rc->c.cgroup_id && !kprof_current_in_cgroup(rc->c.cgroup_id))
-		return false;
+		return -1;
 	for (i = 0; rc->views >> i; i++)
 		if ((rc->views & (1U << i)) &&
 		    kprof_view_has_current(&rc->view[i]))
-			*views |= 1U << i;
-	return true;
+			views |= 1U << i;
+	return views;
 }
 
 /* Caller serialises with kprof_cfg_install(). */

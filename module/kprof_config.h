@@ -73,10 +73,21 @@ void kprof_cfg_install(struct kprof_run_config *n);
 const struct kprof_run_config *kprof_cfg_run(void);
 void kprof_cfg_get(struct kprof_config *cfg);
 u64 kprof_cfg_threshold(void);
+int kprof_cfg_task_views_slow(const struct kprof_run_config *rc);
+
 /*
- * Is current inside the configured cgroup (if any)?  Then *@views are the
- * views whose process and cgroup it is in.  Any context.
+ * Is current inside the configured cgroup (if any)?  Then the views whose
+ * process and cgroup it is in (a mask, bit N - 1 for view N), else -1.
+ * Any context; inline, as every sample asks: with no cgroup and no view
+ * (the common case) it is three loads.
  */
-bool kprof_cfg_task_wanted(u8 *views);
+static __always_inline int kprof_cfg_task_views(void)
+{
+	const struct kprof_run_config *rc = rcu_dereference_sched(kprof_cfg);
+
+	if (!rc || (!rc->c.cgroup_id && !rc->views))
+		return 0;
+	return kprof_cfg_task_views_slow(rc);
+}
 
 #endif /* _KPROF_CONFIG_H */

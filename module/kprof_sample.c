@@ -36,16 +36,19 @@ static long kprof_start_err;		/* last event creation error */
 static u32 kprof_hz = 99;
 static bool kprof_use_hw;
 
-/* One sample of the interrupted context @regs: hardirq or NMI. */
-void notrace kprof_sample_regs(struct pt_regs *regs)
+/*
+ * One sample of the interrupted context @regs: hardirq or NMI.  Inlined
+ * into the overflow handler, which every sample goes through.
+ */
+static __always_inline void kprof_sample_one(struct pt_regs *regs)
 {
 	u64 t0 = kprof_guard_begin(KPROF_COST_SAMPLE);
 	struct task_struct *t = current;
+	int views = kprof_cfg_task_views();
 	bool dropped = false;
 	u32 id = 0;
-	u8 views;
 
-	if (!kprof_cfg_task_wanted(&views))
+	if (views < 0)
 		goto out;
 	if (!is_idle_task(t) && !kprof_guard_skip_stack(true)) {
 		id = kprof_stack_capture(regs);
@@ -56,12 +59,17 @@ out:
 	kprof_guard_end(KPROF_COST_SAMPLE, t0);
 }
 
+void notrace kprof_sample_regs(struct pt_regs *regs)
+{
+	kprof_sample_one(regs);
+}
+
 static void notrace kprof_overflow(struct perf_event *event,
 				   struct perf_sample_data *data,
 				   struct pt_regs *regs)
 {
 	if (!kprof_nmi_test_sample(regs))
-		kprof_sample_regs(regs);
+		kprof_sample_one(regs);
 }
 
 u32 kprof_sample_cpu_hz(unsigned int cpu)

@@ -76,10 +76,25 @@ struct kprof_ktrace {
 	unsigned long ips[KPROF_MAX_KERNEL_FRAMES];
 };
 
+/*
+ * The user walk's cache of verified call sites (kprof_user_ret_ok()): a
+ * return address found to follow a call instruction, in the address
+ * space @mm_id at page-table generation @mm_gen.  Direct-mapped.
+ */
+#define KPROF_CALLSITES		64
+
+struct kprof_callsite {
+	unsigned long ret;
+	u64 mm_id;
+	u64 mm_gen;
+};
+
 struct kprof_stack_scratch {
+	struct kprof_callsite callsite[KPROF_CALLSITES];
 	unsigned long raw[KPROF_RAW_KERNEL_FRAMES];
 	unsigned long ips[KPROF_MAX_KERNEL_FRAMES + KPROF_MAX_USER_FRAMES];
 	unsigned long slot[KPROF_MAX_KERNEL_FRAMES];
+	unsigned long frame[2];		/* kprof_walk_user()'s first frame */
 	struct kprof_ktrace ktrace[KPROF_KTRACE_WAYS];
 	unsigned int ktrace_next;
 };
@@ -153,6 +168,14 @@ int kprof_stacks_init(void)
 {
 	int err;
 
+	/* kprof_stack_key() builds the key as the entry's union reads it */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ||
+		     offsetof(struct kprof_stack_entry, key) !=
+		     offsetof(struct kprof_stack_entry, tgid) ||
+		     offsetof(struct kprof_stack_entry, nr_kernel) !=
+		     offsetof(struct kprof_stack_entry, tgid) + 4 ||
+		     offsetof(struct kprof_stack_entry, nr_user) !=
+		     offsetof(struct kprof_stack_entry, tgid) + 6);
 	/* struct kprof_ktrace keeps offsets in the task stack in a u16 */
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_UNWINDER_ORC) && THREAD_SIZE > U16_MAX);
 	kprof_ktrace_syscall_ret = kprof_stack_syscall_return();
@@ -293,6 +316,42 @@ static __always_inline bool kprof_user_call_site(unsigned long ret)
 	return false;
 }
 
+/*
+ * kprof_user_call_site(@ret), through the cache of this CPU and context
+ * level: a hot path returns to the same few call sites sample after
+ * sample, and decoding one costs up to 90 instructions (an indirect
+ * call), the cache lookup 10.  A verdict is reused only in the same
+ * address space (@id, never reused) at the same page-table generation
+ * (@gen, which every TLB flush of the address space moves on, before
+ * the flush): unmapping or remapping the page it was read from, or
+ * changing its protection, retires it.  What a verdict cannot see:
+ * code rewritten in place (a JIT, a write to the file behind the
+ * mapping or through another mapping of it, ptrace), and a read through
+ * a TLB entry whose flush this CPU has not taken yet (it cannot while
+ * the handler runs), recorded under the generation that flush began.
+ * Either way the address is one that did follow a call instruction in
+ * this address space, which a walk without the cache could have read at
+ * that moment too; and a frame of a live process leaves the module only
+ * inside an executable mapping (kprof_stack_user_check()).  Only "can be
+ * a return address" is cached.
+ */
+static __always_inline bool kprof_user_ret_ok(struct kprof_callsite *cache,
+					      unsigned long ret, u64 id,
+					      u64 gen)
+{
+	struct kprof_callsite *c = &cache[(ret ^ (ret >> 6)) %
+					  KPROF_CALLSITES];
+
+	if (c->ret == ret && c->mm_id == id && c->mm_gen == gen)
+		return true;
+	if (!kprof_user_call_site(ret))
+		return false;
+	c->ret = ret;
+	c->mm_id = id;
+	c->mm_gen = gen;
+	return true;
+}
+
 /* Can the walk go on to the frame at @fp (the stack pointer @sp)? */
 static __always_inline bool kprof_user_frame_ok(unsigned long fp,
 						unsigned long sp)
@@ -300,12 +359,15 @@ static __always_inline bool kprof_user_frame_ok(unsigned long fp,
 	return fp && !(fp & (sizeof(long) - 1)) && fp >= sp;
 }
 
-/* The frame at @fp: its saved frame pointer, then its return address. */
+/*
+ * The frame at @fp: its saved frame pointer into *@next, then its return
+ * address into *@ret.  One bounds check for both words.
+ */
 static __always_inline bool kprof_user_frame_read(unsigned long fp,
-						  unsigned long *frame)
+						  unsigned long *next,
+						  unsigned long *ret)
 {
-	return kprof_user_word(fp, &frame[0]) &&
-	       kprof_user_word(fp + sizeof(long), &frame[1]);
+	return kprof_user_words(fp, next, ret);
 }
 
 /*
@@ -314,16 +376,20 @@ static __always_inline bool kprof_user_frame_read(unsigned long fp,
  * read a word at a time (kprof_compat_uaccess.h) once it is known that
  * it can be read here at all: when @regs interrupted current in user
  * mode, the CPU runs on current's page tables; otherwise the first frame
- * is read with the NMI-safe copy, which checks.
+ * is read with the NMI-safe copy, which checks (into @sc->frame: a local
+ * whose address is taken would cost the handler a stack canary).
  */
-static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
+static unsigned int kprof_walk_user(struct kprof_stack_scratch *sc,
+				    struct pt_regs *regs, unsigned long *ips,
 				    unsigned int max)
 {
-	unsigned long fp, frame[2] = { 0, 0 };	/* for gcc's -Wmaybe-uninitialized */
+	unsigned long fp, next = 0, ret = 0;	/* for gcc's -Wmaybe-uninitialized */
+	struct mm_struct *mm = current->mm;
 	unsigned int n = 0;
+	u64 id, gen;
 	bool in_user;
 
-	if (!current->mm || (current->flags & PF_KTHREAD))
+	if (!mm || (current->flags & PF_KTHREAD))
 		return 0;
 	in_user = regs && user_mode(regs);
 	if (!in_user)
@@ -335,14 +401,18 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 	fp = regs->bp;
 	if (n >= max || !kprof_user_frame_ok(fp, regs->sp))
 		return n;
+	id = kprof_mm_id(mm);
+	gen = kprof_mm_gen(mm);
 	if (in_user) {
 		kprof_user_words_begin();
-		if (!kprof_user_frame_read(fp, frame))
+		if (!kprof_user_frame_read(fp, &next, &ret))
 			goto out;
 	} else {
-		if (kprof_copy_from_user_nofault(frame, (void __user *)fp,
-						 sizeof(frame)))
+		if (kprof_copy_from_user_nofault(sc->frame, (void __user *)fp,
+						 sizeof(sc->frame)))
 			return n;
+		next = sc->frame[0];
+		ret = sc->frame[1];
 		kprof_user_words_begin();
 	}
 	for (;;) {
@@ -355,15 +425,15 @@ static unsigned int kprof_walk_user(struct pt_regs *regs, unsigned long *ips,
 		 * it lies in an executable mapping of the process
 		 * (kprof_stack_user_check()).
 		 */
-		if (frame[0] && frame[0] <= fp)
+		if (next && next <= fp)
 			break;
-		if (!frame[1] || frame[1] >= TASK_SIZE_MAX ||
-		    !kprof_user_call_site(frame[1]))
+		if (!ret || ret >= TASK_SIZE_MAX ||
+		    !kprof_user_ret_ok(sc->callsite, ret, id, gen))
 			break;
-		ips[n++] = frame[1];
-		fp = frame[0];
+		ips[n++] = ret;
+		fp = next;
 		if (n >= max || !kprof_user_frame_ok(fp, regs->sp) ||
-		    !kprof_user_frame_read(fp, frame))
+		    !kprof_user_frame_read(fp, &next, &ret))
 			break;
 	}
 out:
@@ -371,14 +441,21 @@ out:
 	return n;
 }
 
-static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
-			      u16 nk, u16 nu, const unsigned long *ips)
+/* An entry's key (tgid, nr_kernel, nr_user) as the union reads it. */
+static __always_inline u64 kprof_stack_key(u32 tgid, u16 nk, u16 nu)
+{
+	return (u64)nu << 48 | (u64)nk << 32 | tgid;
+}
+
+static __always_inline bool kprof_stack_equal(const struct kprof_stack_entry *e,
+					      u64 key, unsigned int n,
+					      const unsigned long *ips)
 {
 	unsigned int i;
 
-	if (e->tgid != tgid || e->nr_kernel != nk || e->nr_user != nu)
+	if (e->key != key)
 		return false;
-	for (i = 0; i < nk + nu; i++)
+	for (i = 0; i < n; i++)
 		if (e->ips[i] != ips[i])
 			return false;
 	return true;
@@ -386,23 +463,22 @@ static bool kprof_stack_equal(const struct kprof_stack_entry *e, u32 tgid,
 
 /*
  * The stack's hash, a word at a time (jhash() mixes three 32-bit words
- * per round, and cost a third of a known stack's lookup): multiply by
- * 2^64 / phi and fold the high half down, so that every bit of every
- * frame reaches the 30 bits kept, from a random seed.  Only the table's
- * spread depends on it: an equal hash is always followed by a full
- * compare.
+ * per round, and cost a third of a known stack's lookup): from a random
+ * seed, xor in a frame and multiply by 2^64 / phi.  A product's bit k
+ * depends on every bit up to k of the factors, so the top 30 bits of the
+ * last one, the ones kept, depend on every bit of every frame (as in
+ * hash_64()).  Only the table's spread depends on it: an equal hash is
+ * always followed by a full compare.
  */
 static u32 kprof_stack_hash(const unsigned long *ips, unsigned int n,
-			    u32 tgid, u16 nk, u16 nu)
+			    u64 key)
 {
-	u64 h = kprof_stack_seed ^ ((u64)tgid << 32 | (u32)nk << 16 | nu);
+	u64 h = (kprof_stack_seed ^ key) * 0x9e3779b97f4a7c15ULL;
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
-	return (u32)h;
+	return h >> 34;
 }
 
 /*
@@ -509,10 +585,12 @@ static void kprof_ktrace_add(struct kprof_stack_scratch *sc,
 /*
  * The kernel frames from @regs outwards (a probe's registers, or those of
  * the context a sample interrupted), or all of them from here when @regs
- * is NULL (a return probe).
+ * is NULL (a return probe).  Not inlined: its unwinder call takes a
+ * local's address, which would cost every capture a stack canary, where
+ * most samples (user mode) do not come here.
  */
-static unsigned int kprof_kernel_frames(struct kprof_stack_scratch *sc,
-					struct pt_regs *regs)
+static noinline notrace unsigned int
+kprof_kernel_frames(struct kprof_stack_scratch *sc, struct pt_regs *regs)
 {
 	enum kprof_trace_result res;
 	unsigned int n, gen;
@@ -540,19 +618,23 @@ static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
 {
 	struct kprof_stack_entry *e;
 	unsigned int nk = 0, nu, i, spin;
-	u32 hash, want, tgid, slot;
+	u32 hash, want, slot;
+	u64 key;
 
 	if (!regs || !user_mode(regs))
 		nk = kprof_kernel_frames(sc, regs);
-	nu = kprof_walk_user(regs, sc->ips + nk, KPROF_MAX_USER_FRAMES);
-	tgid = nu ? current->tgid : 0;
+	nu = kprof_walk_user(sc, regs, sc->ips + nk, KPROF_MAX_USER_FRAMES);
+	key = kprof_stack_key(nu ? current->tgid : 0, nk, nu);
 
-	hash = kprof_stack_hash(sc->ips, nk + nu, tgid, nk, nu);
-	/* 30 bits of hash in the state word, never 0 */
-	hash = (hash & 0x3fffffff) | 1;
-	want = hash << 2;
-
+	hash = kprof_stack_hash(sc->ips, nk + nu, key);
+	/*
+	 * The home slot from all 30 bits; in the state word the hash with
+	 * its low bit set, never 0 (set before the slot was taken, that bit
+	 * left only odd home slots in a table of a power-of-two size)
+	 */
 	slot = hash % kprof_stacks_max;
+	want = (hash | 1) << 2;
+
 	for (i = 0; i < KPROF_STACK_PROBES && i < kprof_stacks_max; i++) {
 		u32 st;
 
@@ -562,9 +644,7 @@ static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
 			st = atomic_cmpxchg(&e->state, KPROF_STACK_EMPTY,
 					    want | KPROF_STACK_BUSY);
 			if (st == KPROF_STACK_EMPTY) {
-				e->tgid = tgid;
-				e->nr_kernel = nk;
-				e->nr_user = nu;
+				e->key = key;
 				strscpy(e->comm, current->comm, sizeof(e->comm));
 				memcpy(e->ips, sc->ips, (nk + nu) * sizeof(*e->ips));
 				atomic_set_release(&e->state,
@@ -586,7 +666,7 @@ static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
 				cpu_relax();
 				st = atomic_read_acquire(&e->state);
 			}
-			if (kprof_stack_equal(e, tgid, nk, nu, sc->ips))
+			if (kprof_stack_equal(e, key, nk + nu, sc->ips))
 				return slot + 1;
 		}
 		if (++slot == kprof_stacks_max)

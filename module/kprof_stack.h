@@ -14,12 +14,17 @@ struct pt_regs;
 
 struct kprof_stack_entry {
 	atomic_t state;		/* 0 empty, hash << 2 | 1 busy, | 2 ready */
-	u32 tgid;
-	u16 nr_kernel;
-	u16 nr_user;
 	/* user frames that may leave the module, once checked */
 	u16 nr_user_ok;
 	bool user_checked;
+	union {
+		struct {
+			u32 tgid;
+			u16 nr_kernel;
+			u16 nr_user;
+		};
+		u64 key;	/* the three at once (kprof_stack_key()) */
+	};
 	char comm[16];
 	unsigned long ips[KPROF_MAX_KERNEL_FRAMES + KPROF_MAX_USER_FRAMES];
 	char *ksyms;		/* resolved kernel frames, under kprof_ctl */

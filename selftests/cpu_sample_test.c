@@ -3,7 +3,8 @@
  * CPU stack sampling: attribution to the right functions, kernel frames
  * for a syscall-heavy process, sample counts against CPU time at 99 and
  * 999 Hz, idle accounting, bad rates, START and SET_CONFIG as all or
- * nothing, the cycles feature bit, and CPU hotplug while sampling.
+ * nothing, the cycles feature bit, CPU hotplug while sampling, and a
+ * verified call site forgotten once its page is remapped.
  */
 #include <dlfcn.h>
 #include <linux/perf_event.h>
@@ -391,6 +392,132 @@ static void expect_rate(struct __test_metadata *_metadata, int fd,
 		TH_LOG("%llu samples: not within %.0f of %.0f, nor above it up to the rate's %.0f",
 		       (unsigned long long)n, rate_band(want), want,
 		       hz * (cpu_ns / 1e9));
+}
+
+
+/* ---- a verified call site, then the page remapped without the call ---- */
+
+#define CS_CALL_END	0x105	/* where a call rel32 at 0x100 ends */
+
+/*
+ * Spin for @secs with the frame pointer on a made-up frame { 0, @ret }:
+ * a sample's user walk reads @ret as the caller's return address, and
+ * keeps it only where a call instruction ends just before it.
+ */
+__attribute__((noinline)) static void cs_spin(unsigned long ret, double secs)
+{
+	unsigned long frame[2] = { 0, ret };
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
+
+	while (now_ns() < end)
+		asm volatile("push %%rbp\n\t"
+			     "mov %0, %%rbp\n\t"
+			     "mov $200000, %%ecx\n"
+			     "1:\tdec %%ecx\n\t"
+			     "jnz 1b\n\t"
+			     "pop %%rbp"
+			     : : "r"(frame) : "rcx", "memory", "cc");
+}
+
+/*
+ * A fresh executable page at @at (NULL: anywhere), all int3, with a call
+ * rel32 ending at CS_CALL_END when @call.  Written while mapped writable
+ * and executable, so that no mprotect() (a TLB flush of its own) comes
+ * between the unmap and the next walk.
+ */
+static unsigned char *cs_map(void *at, int call)
+{
+	unsigned char *p = mmap(at, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				MAP_PRIVATE | MAP_ANONYMOUS |
+				(at ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+
+	if (p == MAP_FAILED || (at && p != at))
+		return NULL;
+	memset(p, 0xcc, 4096);
+	if (call)
+		memcpy(p + CS_CALL_END - 5, "\xe8\0\0\0\0", 5);
+	return p;
+}
+
+/* Samples of @pid whose walk kept @ret after the interrupted address. */
+static uint64_t samples_with_ret(const struct export *e, pid_t pid,
+				 unsigned long ret, uint64_t *without)
+{
+	const struct kprof_cpu_row *r = cpu_rows(e);
+	uint64_t with = 0;
+	uint32_t i;
+
+	*without = 0;
+	for (i = 0; i < e->hdr->nr_cpu_rows; i++) {
+		const struct kprof_stack *st = find_stack(e, r[i].stack_id);
+
+		if (r[i].tgid != (uint32_t)pid || !st || st->nr_kernel)
+			continue;
+		if (st->nr_user >= 2 && st->user_ips[1] == ret)
+			with += r[i].samples;
+		else if (st->nr_user == 1)
+			*without += r[i].samples;
+	}
+	return with;
+}
+
+/*
+ * The walk remembers the call sites it verified (per CPU, per address
+ * space and page-table generation).  A page whose call site it verified,
+ * unmapped and mapped again with no call there, executable all along:
+ * the return address must not be kept any more.  A cache that outlived
+ * the unmap would keep it (the frame lies in an executable mapping, so
+ * the export's own check would let it through).
+ */
+TEST_F(cpu, call_site_verdict_ends_with_the_mapping)
+{
+	uint64_t with, without;
+	int go[2], done[2];
+	unsigned long ret;
+	unsigned char *page;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, set_hz(self->fd, 999));
+	page = cs_map(NULL, 1);
+	ASSERT_NE(NULL, page);
+	ret = (unsigned long)page + CS_CALL_END;
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		cpu_set_t set;
+
+		/* one CPU: the cache consulted is the one that was filled */
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(1);
+		cs_spin(ret, 1.5);
+		if (write(done[1], "a", 1) != 1 || read(go[0], &c, 1) != 1 ||
+		    munmap(page, 4096) || !cs_map(page, 0))
+			_exit(1);
+		cs_spin(ret, 1.5);
+		_exit(0);
+	}
+	ASSERT_EQ(0, kprof_control(self->fd, KPROF_IOC_START, KPROF_RUN_CPU));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	with = samples_with_ret(&self->ex, pid, ret, &without);
+	TH_LOG("with the call: %llu samples kept the return address, %llu did not",
+	       (unsigned long long)with, (unsigned long long)without);
+	EXPECT_LT(0, with);
+	ASSERT_EQ(1, write(go[1], "b", 1));
+	wait_child(pid);
+	ASSERT_EQ(0, kp_snapshot(self->fd));
+	with = samples_with_ret(&self->ex, pid, ret, &without);
+	TH_LOG("remapped without it: %llu samples kept the return address, %llu did not",
+	       (unsigned long long)with, (unsigned long long)without);
+	EXPECT_EQ(0, with);
+	EXPECT_LT(0, without);
+	munmap(page, 4096);
 }
 
 /* Samples against the CPU time they sample, see rate_ok(). */

@@ -127,4 +127,29 @@ static inline void kprof_mmap_read_unlock(struct mm_struct *mm)
 }
 #endif
 
+/*
+ * An address space's identity and the generation of its page tables, for
+ * the user walk's cache of verified call sites (kprof_stack.c): x86's
+ * mm->context.ctx_id, never reused and never 0, and tlb_gen, which every
+ * TLB flush of the mm increments first (so every unmap or protection
+ * change of a page that was present), both from upstream commit
+ * f39681ed0f48 ("x86/mm: Give each mm TLB flush generation a unique
+ * ID"), v4.13, with b0579ade7cd8 ("x86/mm: Track the TLB's tlb_gen and
+ * update the flushing algorithm"): every kernel kprofmod builds for.
+ * Checked in 4.14, 6.1, 6.12 and 7.2: flush_tlb_mm_range() and the
+ * batched reclaim flush (arch_tlbbatch_add_*()) increment it, and from
+ * 6.15 the INVLPGB broadcast flush comes after that increment.  A kernel
+ * whose flush skipped it would leave verdicts in place longer, never
+ * export anything that did not once follow a call in the mm.
+ */
+static __always_inline u64 kprof_mm_id(const struct mm_struct *mm)
+{
+	return mm->context.ctx_id;
+}
+
+static __always_inline u64 kprof_mm_gen(struct mm_struct *mm)
+{
+	return atomic64_read(&mm->context.tlb_gen);
+}
+
 #endif /* _KPROF_COMPAT_MM_H */

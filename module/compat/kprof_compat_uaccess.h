@@ -106,11 +106,12 @@ static inline long kprof_copy_from_user_nofault(void *dst,
  * opens and closes user access around every word.  Not
  * user_access_begin() itself: its access_ok() warns outside task context
  * on kernels built with CONFIG_DEBUG_ATOMIC_SLEEP (WARN_ON_IN_IRQ() in
- * 5.10 and 6.1), and a sample runs in an interrupt.  Each address is
- * range-checked, then clamped with array_index_nospec() so that a
- * mispredicted check cannot load kernel memory under speculation (what
- * getuser.S's barrier or address mask is for).  Between begin and end
- * nothing may be called (objtool checks): the walk's helpers are inlined.
+ * 5.10 and 6.1), and a sample runs in an interrupt.  Each address (of
+ * a frame's two words: the first) is range-checked, then clamped with
+ * array_index_nospec() so that a mispredicted check cannot load kernel
+ * memory under speculation (what getuser.S's barrier or address mask is
+ * for).  Between begin and end nothing may be called (objtool checks):
+ * the walk's helpers are inlined.
  */
 static __always_inline void kprof_user_words_begin(void)
 {
@@ -140,6 +141,25 @@ static __always_inline bool kprof_user_word(unsigned long addr,
 fault:
 	return false;
 }
+
+/* The two words at @addr into *@a and *@b: one check, two loads. */
+static __always_inline bool kprof_user_words(unsigned long addr,
+					     unsigned long *a,
+					     unsigned long *b)
+{
+	unsigned long end = TASK_SIZE_MAX - 2 * sizeof(*a) + 1;
+	const unsigned long __user *p;
+
+	OPTIMIZER_HIDE_VAR(end);
+	if (addr >= end)
+		return false;
+	p = (const unsigned long __user *)array_index_nospec(addr, end);
+	unsafe_get_user(*a, p, fault);
+	unsafe_get_user(*b, p + 1, fault);
+	return true;
+fault:
+	return false;
+}
 #else
 static inline void kprof_user_words_begin(void)
 {
@@ -157,6 +177,13 @@ static inline bool kprof_user_word(unsigned long addr, unsigned long *val)
 	if (addr > TASK_SIZE_MAX - sizeof(*val))
 		return false;
 	return !__get_user(*val, (const unsigned long __user *)addr);
+}
+
+static inline bool kprof_user_words(unsigned long addr, unsigned long *a,
+				    unsigned long *b)
+{
+	return kprof_user_word(addr, a) &&
+	       kprof_user_word(addr + sizeof(*a), b);
 }
 #endif
 
