@@ -35,7 +35,7 @@ BENCH := 6.1
 PREFIX ?= /usr/local
 
 .PHONY: all module module-clean dkms-source peer-module floor-module reader selftests deps check check-matrix \
-	vmcheck vmcheck-torture vmcheck-debug vmcheck-kdir demo install install-module clean help bench bench-bin \
+	vmcheck vmcheck-torture vmcheck-debug vmcheck-kdir demo install install-module clean help bench bench-bin bench-profile \
 	bench-check bench-baseline bench-wallclock
 
 all: module reader
@@ -54,6 +54,7 @@ help:
 	@echo "make dkms-source  the module's source alone for DKMS, in build/dkms/kprofmod-$(KPROF_VERSION)"
 	@echo "make bench        overhead in instructions against an empty kprobe, bpftrace and perf, one VM; writes bench/RESULTS.md"
 	@echo "make bench-wallclock  the earlier wall-clock benchmark (bcc too); writes bench/WALLCLOCK.md"
+	@echo "make bench-profile  where the instructions go, by kernel function (build/bench/profile.txt)"
 	@echo "make bench-check  the performance gate: instructions per request and per sample against bench/baseline-icount.txt"
 	@echo "make bench-baseline  measure and write a new bench/baseline-icount.txt"
 	@echo "make deps         install build and test dependencies (Debian 12, root)"
@@ -199,6 +200,30 @@ bench: bench-bin
 	python3 bench/results.py $(BUILD)/bench/icount.txt bench/RESULTS.md \
 		$$(( $$(date +%s) - start )) && \
 	echo "bench: bench/RESULTS.md written ($$(( $$(date +%s) - start )) s)"
+
+# Where the instructions go: the same boot as make bench's, with
+# bench/tbprof/tbcount.so (a QEMU TCG plugin, QEMU 7.2's API) counting
+# each kernel translation block's executions while bench/tbprof/guest.sh
+# runs the gate's workloads; bench/tbprof/report.py sums them by function
+# into build/bench/profile.txt: kprofmod's own functions per sample and
+# per request, and what grew elsewhere in the kernel.  About 2 minutes.
+BENCH_TBPROF := $(BUILD)/bench/tbprof
+$(BUILD)/bench/tbcount.so: bench/tbprof/tbcount.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -lpthread
+
+bench-profile: bench-bin $(BUILD)/bench/tbcount.so
+	@test -n "$(BENCH_KVER)" || { echo "kprofmod: no Debian 6.1 kernel in /boot (make deps)" >&2; exit 1; }
+	$(MAKE) module KVER=$(BENCH_KVER)
+	$(MAKE) floor-module KVER=$(BENCH_KVER)
+	$(MAKE) reader
+	@rm -rf $(BENCH_TBPROF); mkdir -p $(BENCH_TBPROF)
+	KPROF_VNG_OPTS="$(BENCH_ICOUNT) --qemu-opts=-plugin \
+		--qemu-opts=$(BUILD)/bench/tbcount.so,dir=$(BENCH_TBPROF)" \
+		$(VM)/vng-run -k $(BENCH_KVER) -c 1 -m 2G -t 900 -- \
+		bench/tbprof/guest.sh $(BENCH_TBPROF) >$(BUILD)/bench/tbprof.log 2>&1 || \
+		{ tail -n 20 $(BUILD)/bench/tbprof.log >&2; exit 1; }
+	python3 bench/tbprof/report.py $(BENCH_TBPROF) $(BUILD)/bench/profile.txt
 
 # The earlier benchmark in wall-clock time under TCG (two vCPUs, rounds
 # alternating configurations, bcc's profile too): bench/guest-bench.sh in
