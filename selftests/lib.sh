@@ -67,6 +67,29 @@ tap_finish()
 	exit "$KSFT_FAIL"
 }
 
+# kp_free_ports: two free TCP ports in a row on 127.0.0.1, as "P P+1",
+# for a workload's servers.  A fixed port can be taken: a connection of
+# an earlier test that is not yet closed may hold it as its ephemeral
+# port (report_health.sh's server once failed "Address already in use").
+kp_free_ports()
+{
+	python3 -I -S - <<'PY'
+import socket
+for base in range(20000, 60000, 97):
+    try:
+        ss = [socket.socket() for _ in range(2)]
+        for i, s in enumerate(ss):
+            s.bind(("127.0.0.1", base + i))
+        print(base, base + 1)
+        break
+    except OSError:
+        pass
+    finally:
+        for s in ss:
+            s.close()
+PY
+}
+
 # kp_poll SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds,
 # for at most SECONDS (of guest time: under icount's sleep=off the sleeps
 # pass at once); 1 if it never did.  Wait for a reader's own output this

@@ -24,22 +24,7 @@ kp_unload
 kp_load || { tap_diag "cannot load kprofmod"; exit "$KSFT_FAIL"; }
 
 # two free ports in a row for the workload's servers
-ports=$(python3 -I -S - <<'PY'
-import socket
-for base in range(20000, 60000, 97):
-    try:
-        ss = [socket.socket() for _ in range(2)]
-        for i, s in enumerate(ss):
-            s.bind(("127.0.0.1", base + i))
-        print(base, base + 1)
-        break
-    except OSError:
-        pass
-    finally:
-        for s in ss:
-            s.close()
-PY
-)
+ports=$(kp_free_ports)
 A=${ports%% *}
 B=${ports#* }
 

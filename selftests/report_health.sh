@@ -9,7 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 
 WL=$KP_DIR/tcp_workload
-PORT=47310
+# the two servers' ports, PORT and PORT + 1
+PORT=$(kp_free_ports)
+PORT=${PORT%% *}
 tmp=$(mktemp -d)
 toggle=''
 cleanup()
