@@ -536,12 +536,12 @@ kprof_views_at_end(const struct kprof_run_config *rc, const struct sock *sk,
 static siphash_key_t kprof_ep_key;
 
 /*
- * The remote endpoint of a completed request, already in the form the
- * endpoints parameter asks for: in the prefix and hash modes the full
- * address exists only in the socket and on this stack, never in a table.
+ * kprof_sk_endpoint() for every mode and family but the default's: a
+ * function of its own, whose copy of the address (an array) would cost
+ * the handlers that inline the default a stack canary.
  */
-static __always_inline void
-kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
+static noinline notrace void
+kprof_sk_endpoint_other(const struct sock *sk, struct kprof_tcp_key *key)
 {
 	struct {
 		struct in6_addr a;
@@ -549,16 +549,6 @@ kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 	} ep = { .family = sk->sk_family };
 	u64 h;
 
-	key->family = sk->sk_family;
-	key->rport = ntohs(sk->sk_dport);
-	/* the default, on every request: the address as it is, no copy */
-	if (kprof_endpoints == KPROF_ENDPOINTS_FULL &&
-	    sk->sk_family == AF_INET) {
-		memcpy(key->raddr, &sk->sk_daddr, sizeof(sk->sk_daddr));
-		memset(&key->raddr[sizeof(sk->sk_daddr)], 0,
-		       sizeof(key->raddr) - sizeof(sk->sk_daddr));
-		return;
-	}
 	if (sk->sk_family == AF_INET)
 		memcpy(&ep.a, &sk->sk_daddr, sizeof(sk->sk_daddr));
 #if IS_ENABLED(CONFIG_IPV6)
@@ -584,6 +574,28 @@ kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
 		break;
 	}
 	memcpy(key->raddr, ep.a.s6_addr, sizeof(key->raddr));
+}
+
+/*
+ * The remote endpoint of a completed request, already in the form the
+ * endpoints parameter asks for: in the prefix and hash modes the full
+ * address exists only in the socket and on the stack of
+ * kprof_sk_endpoint_other(), never in a table.
+ */
+static __always_inline void
+kprof_sk_endpoint(const struct sock *sk, struct kprof_tcp_key *key)
+{
+	key->family = sk->sk_family;
+	key->rport = ntohs(sk->sk_dport);
+	/* the default, on every request: the address as it is, no copy */
+	if (kprof_endpoints == KPROF_ENDPOINTS_FULL &&
+	    sk->sk_family == AF_INET) {
+		memcpy(key->raddr, &sk->sk_daddr, sizeof(sk->sk_daddr));
+		memset(&key->raddr[sizeof(sk->sk_daddr)], 0,
+		       sizeof(key->raddr) - sizeof(sk->sk_daddr));
+		return;
+	}
+	kprof_sk_endpoint_other(sk, key);
 }
 
 /*
@@ -801,11 +813,18 @@ void notrace kprof_tcp_connected(const struct sock *sk, int err)
 	kprof_tcp_leave();
 }
 
+/*
+ * kprof_tcp_complete()'s key: this CPU's, as its handlers never nest
+ * (kprof_tcp_enter()).  Not on the stack: a local holding an array
+ * costs every request a stack canary and a realigned frame.
+ */
+static DEFINE_PER_CPU(struct kprof_tcp_key, kprof_complete_key);
+
 static void notrace kprof_tcp_complete(struct sock *sk,
 				       struct pt_regs *regs)
 {
+	struct kprof_tcp_key *key = this_cpu_ptr(&kprof_complete_key);
 	const struct kprof_run_config *rc;
-	struct kprof_tcp_key key = { 0 };
 	struct kprof_flight *f;
 	u64 start, now;
 	u32 vgen;
@@ -851,18 +870,19 @@ static void notrace kprof_tcp_complete(struct sock *sk,
 	 * whatever task it interrupted, whose stacks say nothing of this
 	 * request.  It counts, with no stack.
 	 */
+	memset(key, 0, sizeof(*key));
 	rc = rcu_dereference_sched(kprof_cfg);
 	if (rc && now >= rc->c.threshold_ns && !in_serving_softirq() &&
 	    !kprof_guard_skip_stack(false)) {
-		key.stack_id = kprof_stack_capture(regs);
-		if (!key.stack_id)
+		key->stack_id = kprof_stack_capture(regs);
+		if (!key->stack_id)
 			kprof_agg_count(KPROF_CNT_DROPS_STACKS);
 	}
-	kprof_sk_endpoint(sk, &key);
-	key.role = kprof_sk_role(sk, f);
+	kprof_sk_endpoint(sk, key);
+	key->role = kprof_sk_role(sk, f);
 	if (rc && rc->views)
-		key.views = kprof_views_at_end(rc, sk, views, vgen);
-	WRITE_ONCE(f->row, kprof_agg_tcp_add(&key, now, READ_ONCE(f->row),
+		key->views = kprof_views_at_end(rc, sk, views, vgen);
+	WRITE_ONCE(f->row, kprof_agg_tcp_add(key, now, READ_ONCE(f->row),
 					     retx));
 }
 
