@@ -34,34 +34,11 @@
 #include "compat/kprof_compat_mm.h"
 #include "compat/kprof_compat_rcu.h"
 
-#define KPROF_ROW_PROBES	32
-
-struct kprof_interval {
-	struct kprof_tcp_slot *rows;	/* open addressing, count 0 = free */
-	u32 *used;			/* indices of used rows */
-	u32 nr_used;
-	u64 counters[KPROF_CNT_NR];
-	/* written by the sampling handler only */
-	struct kprof_cpu_slot *srows;	/* open addressing, samples 0 = free */
-	u32 *sused;
-	u32 nr_sused;
-	u64 scounters[KPROF_SCNT_NR];
-};
-
-struct kprof_cpu {
-	struct kprof_interval iv[2];
-};
-
-static struct kprof_cpu __percpu *kprof_cpus;
-static unsigned int kprof_epoch;
+struct kprof_cpu __percpu *kprof_cpus;
+unsigned int kprof_epoch;
 /* Counters of closed intervals, under the caller's serialisation. */
 static u64 kprof_closed_totals[KPROF_CNT_NR];
 static u64 kprof_closed_stotals[KPROF_SCNT_NR];
-
-static struct kprof_interval *kprof_cur_interval(void)
-{
-	return &this_cpu_ptr(kprof_cpus)->iv[READ_ONCE(kprof_epoch) & 1];
-}
 
 void notrace kprof_agg_count(enum kprof_counter c)
 {
@@ -186,62 +163,6 @@ u32 notrace kprof_agg_tcp_health(const struct kprof_tcp_key *key,
 	if (slot != U32_MAX)
 		iv->rows[slot].health[what] += n;
 	return slot;
-}
-
-/* A slot's key (stack_id, tgid) as its union reads it. */
-static __always_inline u64 kprof_sample_key(u32 stack_id, u32 tgid)
-{
-	return (u64)tgid << 32 | stack_id;
-}
-
-/* A sample row's home slot: one multiply (hash_64()), not jhash() */
-static u32 kprof_sample_hash(u64 key, u8 views)
-{
-	return hash_64(key ^ ((u64)views << 56), 32);
-}
-
-/*
- * One sample of @t, whose stack is @stack_id (@stack_dropped: it could
- * not be stored); the idle task's is counted apart.  Every count of one
- * sample goes to one interval: a snapshot between two of them would make
- * an interval's samples differ from its idle, rows and drops.
- */
-void notrace kprof_agg_sample(const struct task_struct *t, u32 stack_id,
-			      bool stack_dropped, u8 views)
-{
-	struct kprof_interval *iv = kprof_cur_interval();
-	u32 slot, i, n = kprof_cpu_samples;
-	struct kprof_cpu_slot *s;
-	u64 key;
-
-	iv->scounters[KPROF_SCNT_SAMPLES]++;
-	if (is_idle_task(t)) {
-		iv->scounters[KPROF_SCNT_IDLE]++;
-		return;
-	}
-	if (stack_dropped)
-		iv->scounters[KPROF_SCNT_DROPS_STACKS]++;
-	/* never 0 as a free slot's: tgid 0 is the idle task's */
-	key = kprof_sample_key(stack_id, t->tgid);
-	slot = kprof_sample_hash(key, views) % n;
-	for (i = 0; i < KPROF_ROW_PROBES && i < n; i++) {
-		s = &iv->srows[slot];
-		if (s->key == key && s->views == views)
-			goto add;
-		if (!s->samples) {
-			s->key = key;
-			s->views = views;
-			memcpy(s->comm, t->comm, sizeof(s->comm));
-			iv->sused[iv->nr_sused++] = slot;
-			goto add;
-		}
-		if (++slot == n)
-			slot = 0;
-	}
-	iv->scounters[KPROF_SCNT_DROPS]++;
-	return;
-add:
-	s->samples++;
 }
 
 /* Make the other table current and wait until no handler uses the old. */

@@ -51,7 +51,7 @@ static __always_inline void kprof_sample_one(struct pt_regs *regs)
 	if (views < 0)
 		goto out;
 	if (!is_idle_task(t) && !kprof_guard_skip_stack(true)) {
-		id = kprof_stack_capture(regs);
+		id = kprof_stack_capture_irq(regs);
 		dropped = !id;
 	}
 	kprof_agg_sample(t, id, dropped, views);

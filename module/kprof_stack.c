@@ -379,9 +379,9 @@ static __always_inline bool kprof_user_frame_read(unsigned long fp,
  * is read with the NMI-safe copy, which checks (into @sc->frame: a local
  * whose address is taken would cost the handler a stack canary).
  */
-static unsigned int kprof_walk_user(struct kprof_stack_scratch *sc,
-				    struct pt_regs *regs, unsigned long *ips,
-				    unsigned int max)
+static __always_inline unsigned int
+kprof_walk_user(struct kprof_stack_scratch *sc, struct pt_regs *regs,
+		unsigned long *ips, unsigned int max)
 {
 	unsigned long fp, next = 0, ret = 0;	/* for gcc's -Wmaybe-uninitialized */
 	struct mm_struct *mm = current->mm;
@@ -612,9 +612,14 @@ kprof_kernel_frames(struct kprof_stack_scratch *sc, struct pt_regs *regs)
 				 regs ? instruction_pointer(regs) : 0, sc->ips);
 }
 
-/* Capture into @sc, the buffer of context level @ctx, and insert. */
-static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
-			      struct pt_regs *regs, unsigned int ctx)
+/*
+ * Capture into @sc, the buffer of context level @ctx, and insert.  Inlined
+ * into both capture functions: a call of its own costs every capture a
+ * frame's setup.
+ */
+static __always_inline u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
+					      struct pt_regs *regs,
+					      unsigned int ctx)
 {
 	struct kprof_stack_entry *e;
 	unsigned int nk = 0, nu, i, spin;
@@ -684,10 +689,10 @@ static u32 kprof_stack_insert(struct kprof_stack_scratch *sc,
  * has user frames only.  With @regs NULL (a return probe) the kernel
  * stack is the whole trace from here.
  */
-u32 notrace kprof_stack_capture(struct pt_regs *regs)
+static __always_inline u32 kprof_stack_capture_at(struct pt_regs *regs,
+						  unsigned int ctx)
 {
 	struct kprof_stack_pcpu *pc = this_cpu_ptr(kprof_scratch);
-	unsigned int ctx = kprof_ctx_level();
 	u32 id;
 
 	if (pc->busy[ctx])
@@ -698,6 +703,25 @@ u32 notrace kprof_stack_capture(struct pt_regs *regs)
 	barrier();
 	pc->busy[ctx] = 0;
 	return id;
+}
+
+u32 notrace kprof_stack_capture(struct pt_regs *regs)
+{
+	return kprof_stack_capture_at(regs, kprof_ctx_level());
+}
+
+/*
+ * kprof_stack_capture() for the perf overflow handler, which runs in
+ * hardirq (cpu-clock: perf's hrtimer, started HRTIMER_MODE_REL_PINNED_HARD
+ * in 6.1's kernel/events/core.c, so on PREEMPT_RT too; in the interrupt
+ * on any kernel without PREEMPT_RT) or in NMI (cycles): its level without
+ * the rest of kprof_ctx_level().  Were it called at another level, it
+ * would share hardirq's buffer, whose busy flag makes a capture that
+ * finds it taken a drop, never a mix of two stacks.
+ */
+u32 notrace kprof_stack_capture_irq(struct pt_regs *regs)
+{
+	return kprof_stack_capture_at(regs, in_nmi() ? 3 : 2);
 }
 
 struct kprof_stack_entry *kprof_stack_get(u32 id)

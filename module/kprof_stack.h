@@ -34,6 +34,7 @@ struct kprof_stack_entry {
 int kprof_stacks_init(void);
 void kprof_stacks_exit(void);
 u32 kprof_stack_capture(struct pt_regs *regs);
+u32 kprof_stack_capture_irq(struct pt_regs *regs);
 void kprof_stacks_reset(void);
 u32 kprof_stacks_used(void);
 u32 kprof_stacks_resets(void);
