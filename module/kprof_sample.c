@@ -59,10 +59,13 @@ out:
 	kprof_guard_end(KPROF_COST_SAMPLE, t0);
 }
 
+#ifdef KPROF_TEST_NMI
+/* kprof_nmi_test.c's samples, taken in NMI */
 void notrace kprof_sample_regs(struct pt_regs *regs)
 {
 	kprof_sample_one(regs);
 }
+#endif
 
 static void notrace kprof_overflow(struct perf_event *event,
 				   struct perf_sample_data *data,

@@ -21,13 +21,13 @@ u32 kprof_sample_hz(void);
 int kprof_sample_set_hz(u32 hz);
 u32 kprof_sample_cpu_hz(unsigned int cpu);
 void kprof_sample_set_shift(unsigned int cpu, unsigned int shift);
-void kprof_sample_regs(struct pt_regs *regs);
 
 /*
  * kprof_nmi_test.c, part of the sampler in test builds only: cpu-clock
  * samples taken in NMI.
  */
 #ifdef KPROF_TEST_NMI
+void kprof_sample_regs(struct pt_regs *regs);
 bool kprof_nmi_test_sample(struct pt_regs *regs);
 int kprof_nmi_test_init(void);
 void kprof_nmi_test_exit(void);
