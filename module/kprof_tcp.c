@@ -816,14 +816,16 @@ void notrace kprof_tcp_connected(const struct sock *sk, int err)
 /*
  * kprof_tcp_complete()'s key: this CPU's, as its handlers never nest
  * (kprof_tcp_enter()).  Not on the stack: a local holding an array
- * costs every request a stack canary and a realigned frame.
+ * costs every request a stack canary and a realigned frame.  From
+ * alloc_percpu() (kprof_tcp_init()), not the modules' static per-CPU
+ * area, which every module loaded shares.
  */
-static DEFINE_PER_CPU(struct kprof_tcp_key, kprof_complete_key);
+static struct kprof_tcp_key __percpu *kprof_complete_keys;
 
 static void notrace kprof_tcp_complete(struct sock *sk,
 				       struct pt_regs *regs)
 {
-	struct kprof_tcp_key *key = this_cpu_ptr(&kprof_complete_key);
+	struct kprof_tcp_key *key = this_cpu_ptr(kprof_complete_keys);
 	const struct kprof_run_config *rc;
 	struct kprof_flight *f;
 	u64 start, now;
@@ -1678,8 +1680,14 @@ int kprof_tcp_init(void)
 
 	kprof_flights = vzalloc(array_size(kprof_inflight_max,
 					   sizeof(*kprof_flights)));
-	if (!kprof_flights)
+	kprof_complete_keys = alloc_percpu(struct kprof_tcp_key);
+	if (!kprof_flights || !kprof_complete_keys) {
+		free_percpu(kprof_complete_keys);
+		kprof_complete_keys = NULL;
+		vfree(kprof_flights);
+		kprof_flights = NULL;
 		return -ENOMEM;
+	}
 	get_random_bytes(&kprof_ep_key, sizeof(kprof_ep_key));
 
 	/*
@@ -1723,5 +1731,7 @@ void kprof_tcp_exit(void)
 	kprof_attached = 0;
 	vfree(kprof_flights);
 	kprof_flights = NULL;
+	free_percpu(kprof_complete_keys);
+	kprof_complete_keys = NULL;
 	memzero_explicit(&kprof_ep_key, sizeof(kprof_ep_key));
 }
